@@ -1,0 +1,37 @@
+// One function per command; main.cpp only parses arguments into these structs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+#include "engine/query.h"
+
+namespace osearch {
+
+struct IndexArgs {
+  bool full = false;
+  bool watch = false;
+};
+
+struct SearchArgs {
+  std::vector<std::string> words;     // keyword query words or content patterns
+  std::vector<std::string> patterns;  // -e PAT (content)
+  bool fixed = false, ignore_case = false, word = false;
+  std::string by = "session";          // session | message
+  std::string sort = "relevance";      // keyword: relevance | newest | oldest
+  size_t snippet_chars = 200;
+  FilterArgs filters;
+};
+
+int cmd_index(const Context& ctx, const IndexArgs& args);
+int cmd_status(const Context& ctx);
+int cmd_keyword(const Context& ctx, const SearchArgs& args);
+int cmd_content(const Context& ctx, const SearchArgs& args);
+int cmd_list(const Context& ctx, const SearchArgs& args);
+
+// Lazy freshness shared by the query commands: an incremental refresh unless --no-refresh.
+// Returns the number of files that changed; sets `stale` when another indexer held the lock.
+uint64_t refresh_before_query(const Context& ctx, bool& stale);
+
+}  // namespace osearch

@@ -1,0 +1,97 @@
+// Compact binary encoding for LMDB records: varints, length-prefixed strings, big-endian keys.
+// Records are versioned by appending fields: a reader stops cleanly at the end of older records.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace osearch {
+
+class Encoder {
+ public:
+  void u64(uint64_t v) {
+    while (v >= 0x80) {
+      out_.push_back(static_cast<char>(v | 0x80));
+      v >>= 7;
+    }
+    out_.push_back(static_cast<char>(v));
+  }
+  void i64(int64_t v) { u64((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+  void b(bool v) { out_.push_back(v ? 1 : 0); }
+  void str(std::string_view s) {
+    u64(s.size());
+    out_.append(s);
+  }
+  std::string& bytes() { return out_; }
+  std::string take() { return std::move(out_); }
+
+ private:
+  std::string out_;
+};
+
+class Decoder {
+ public:
+  explicit Decoder(std::string_view in) : in_(in) {}
+  bool ok() const { return ok_; }
+  bool at_end() const { return pos_ >= in_.size(); }
+  uint64_t u64() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+      if (pos_ >= in_.size()) {
+        ok_ = false;
+        return 0;
+      }
+      auto byte = static_cast<uint8_t>(in_[pos_++]);
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    ok_ = false;
+    return v;
+  }
+  int64_t i64() {
+    uint64_t z = u64();
+    return static_cast<int64_t>((z >> 1) ^ (~(z & 1) + 1));
+  }
+  bool b() {
+    if (pos_ >= in_.size()) {
+      ok_ = false;
+      return false;
+    }
+    return in_[pos_++] != 0;
+  }
+  std::string_view str() {
+    uint64_t n = u64();
+    if (!ok_ || n > in_.size() - pos_) {
+      ok_ = false;
+      return {};
+    }
+    std::string_view s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+
+ private:
+  std::string_view in_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+inline void put_be64(std::string& out, uint64_t v) {
+  for (int i = 7; i >= 0; --i) out.push_back(static_cast<char>((v >> (i * 8)) & 0xff));
+}
+inline void put_be32(std::string& out, uint32_t v) {
+  for (int i = 3; i >= 0; --i) out.push_back(static_cast<char>((v >> (i * 8)) & 0xff));
+}
+inline uint64_t get_be64(std::string_view s, size_t at = 0) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < 8 && at + i < s.size(); ++i) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
+  return v;
+}
+
+// Signed timestamps sort correctly as unsigned big-endian after flipping the sign bit.
+inline uint64_t sortable_i64(int64_t v) { return static_cast<uint64_t>(v) ^ (1ULL << 63); }
+inline int64_t unsortable_i64(uint64_t v) { return static_cast<int64_t>(v ^ (1ULL << 63)); }
+
+}  // namespace osearch

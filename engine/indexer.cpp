@@ -1,0 +1,241 @@
+#include "engine/indexer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "engine/codec.h"
+#include "engine/ingest_batch.h"
+#include "engine/store.h"
+#include "engine/text_index.h"
+#include "engine/text_log.h"
+#include "ingest/claude.h"
+#include "ingest/claude_layout.h"
+#include "ingest/jsonl_reader.h"
+
+namespace osearch {
+namespace {
+
+struct WorkItem {
+  SourceFile file;
+  FileState state;
+};
+
+void delete_prefix(LmdbTxn& txn, MDB_dbi dbi, const std::string& pfx,
+                   const std::function<void(std::string_view key, std::string_view value)>& before_delete = {}) {
+  LmdbCursor cur(txn, dbi);
+  for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx;) {
+    if (before_delete) before_delete(cur.key(), cur.value());
+    cur.del();
+    // After a delete LMDB leaves the cursor on the following item; re-read it.
+    ok = cur.seek(pfx);
+  }
+}
+
+// Drops every record of the given sessions (their files are then re-read whole). Returns the
+// source files that fed them, with their offsets reset.
+std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const std::set<std::string>& sids) {
+  for (const auto& sid : sids) xapian.delete_session(sid);
+  xapian.commit();
+  const Dbis& db = store.db();
+  LmdbTxn txn(store.env(), false);
+  std::set<std::string> paths;
+  for (const auto& sid : sids) {
+    const std::string pfx = sid + '\0';
+    delete_prefix(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
+      if (auto rec = MessageRec::decode(key, value)) txn.del(db.msg_uuid, pair_key(rec->uuid, sid));
+    });
+    delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
+      if (auto tc = ToolCallRec::decode(value); tc && !tc->file_path.empty())
+        txn.del(db.tc_by_path, pair_key(tc->file_path, pair_key(sid, tc->id)));
+    });
+    delete_prefix(txn, db.tool_results, pfx);
+    delete_prefix(txn, db.usage_seen, pfx);
+    delete_prefix(txn, db.subagents, pfx);
+    delete_prefix(txn, db.session_files, pfx,
+                  [&](std::string_view key, std::string_view) { paths.emplace(key.substr(pfx.size())); });
+    if (auto v = txn.get(db.sessions, sid)) {
+      if (auto rec = SessionRec::decode(*v)) {
+        std::string k;
+        put_be64(k, sortable_i64(rec->ended_at));
+        k.append(sid);
+        txn.del(db.sess_by_time, k);
+      }
+      txn.del(db.sessions, sid);
+    }
+  }
+  for (const auto& path : paths) {
+    auto v = txn.get(db.files, path);
+    if (!v) continue;
+    auto st = FileState::decode(path, *v);
+    if (!st) continue;
+    st->offset = st->lines = st->bad_lines = 0;
+    st->size = 0;
+    if (st->kind == SourceKind::ClaudeRootAgent) st->session_id.clear();
+    txn.put(db.files, path, st->encode());
+  }
+  txn.commit();
+  return paths;
+}
+
+void clear_derived(Store& store) {
+  const Dbis& db = store.db();
+  LmdbTxn txn(store.env(), false);
+  for (MDB_dbi dbi : {db.meta, db.files, db.sessions, db.messages, db.msg_uuid, db.tool_calls, db.tool_results,
+                      db.tc_by_path, db.sess_by_time, db.usage_seen, db.leaf_summary, db.subagents, db.session_files})
+    mdb_drop(txn.get(), dbi, 0);  // memories are user data: never dropped
+  txn.commit();
+}
+
+bool under_root(const std::string& path, const std::vector<SourceRoot>& roots) {
+  for (const auto& r : roots) {
+    std::string d = r.dir;
+    if (!d.empty() && d.back() != '/') d.push_back('/');
+    if (path.compare(0, d.size(), d) == 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  IndexSummary summary;
+  WriterLock lock(index_dir, options.wait_for_lock);
+  if (!lock.locked()) {
+    summary.busy = true;
+    return summary;
+  }
+  Store store(index_dir, Store::Mode::Write);
+  const Dbis& db = store.db();
+  if (options.full) clear_derived(store);
+
+  uint64_t text_bytes, text_entries;
+  bool no_files;
+  std::map<std::string, FileState> states;
+  {
+    LmdbTxn r(store.env(), true);
+    text_bytes = Store::meta_u64(r, db, meta_key::kTextBytes);
+    text_entries = Store::meta_u64(r, db, meta_key::kTextEntries);
+    no_files = Store::entries(r, db.files) == 0;
+    LmdbCursor cur(r, db.files);
+    for (bool ok = cur.first(); ok; ok = cur.next())
+      if (auto st = FileState::decode(cur.key(), cur.value())) states.emplace(st->path, std::move(*st));
+  }
+  TextLogWriter log;
+  log.open(index_dir, text_bytes, text_entries);
+  TextIndexWriter xapian(store.xapian_path());
+  // No file was ever committed to LMDB, so any Xapian document is a leftover (an interrupted --full).
+  if (no_files && xapian.doc_count() > 0) xapian.reset();
+
+  std::vector<SourceFile> files;
+  for (const auto& root : roots) {
+    if (root.agent != "claude") continue;
+    DiscoveryResult d = discover_claude(root.dir);
+    for (auto& e : d.errors) summary.problems.push_back(std::move(e));
+    for (auto& f : d.files) files.push_back(std::move(f));
+  }
+
+  IngestBatch batch(store, log, xapian);
+  std::vector<WorkItem> work;
+  std::set<std::string> drop;
+  std::set<std::string> discovered;
+  for (const auto& f : files) {
+    ++summary.files_seen;
+    discovered.insert(f.path);
+    auto it = states.find(f.path);
+    FileState st;
+    if (it != states.end()) {
+      st = it->second;
+      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
+      if (replaced) {
+        if (!st.session_id.empty()) drop.insert(st.session_id);
+        st.offset = st.lines = st.bad_lines = 0;
+      } else if (f.size == st.size && f.mtime_ns == st.mtime_ns) {
+        ++summary.files_skipped;
+        continue;
+      }
+    }
+    work.push_back({f, st});
+  }
+  for (const auto& [path, st] : states) {
+    if (st.deleted || discovered.count(path) || !under_root(path, roots)) continue;
+    FileState gone = st;
+    gone.deleted = true;
+    batch.set_file_state(gone);
+    if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
+    ++summary.files_deleted;
+  }
+  if (!drop.empty()) {
+    std::set<std::string> refeed = drop_sessions(store, xapian, drop);
+    for (auto& w : work)
+      if (refeed.count(w.file.path)) w.state.offset = w.state.lines = w.state.bad_lines = 0;
+    for (const auto& f : files) {
+      if (!refeed.count(f.path)) continue;
+      bool queued = std::any_of(work.begin(), work.end(), [&](const WorkItem& w) { return w.file.path == f.path; });
+      if (!queued) {
+        FileState st = states[f.path];
+        st.offset = st.lines = st.bad_lines = 0;
+        if (st.kind == SourceKind::ClaudeRootAgent) st.session_id.clear();
+        work.push_back({f, st});
+      }
+    }
+    std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return a.file.path < b.file.path; });
+  }
+
+  IndexProgress progress;
+  progress.files_total = work.size();
+  for (const auto& w : work) progress.bytes_total += w.file.size - std::min(w.file.size, w.state.offset);
+
+  JsonlReader reader;
+  for (auto& w : work) {
+    const SourceFile& f = w.file;
+    FileState& st = w.state;
+    st.path = f.path;
+    st.kind = f.kind;
+    st.agent = f.agent;
+    st.project = f.project;
+    st.agent_id = f.agent_id;
+    if (f.kind != SourceKind::ClaudeRootAgent) st.session_id = f.session_id;
+    st.dev = f.dev;
+    st.ino = f.ino;
+    st.size = f.size;
+    st.mtime_ns = f.mtime_ns;
+    st.deleted = false;
+    JsonlReadResult res = reader.read(f.path, st.offset, [&](simdjson::dom::element obj, uint64_t off) {
+      LineRecords rec;
+      if (parse_claude_object(obj, rec)) batch.add(f, st, rec, off);
+    });
+    if (!res.ok) {
+      ++summary.files_unreadable;
+      summary.problems.push_back(res.error);
+      continue;
+    }
+    st.offset = res.end_offset;
+    st.lines += res.lines;
+    st.bad_lines += res.bad_lines;
+    summary.bad_lines += res.bad_lines;
+    summary.bytes_read += res.bytes_read;
+    ++summary.files_changed;
+    batch.set_file_state(st);
+    if (batch.pending_bytes() >= options.flush_bytes) batch.flush();
+    ++progress.files_done;
+    progress.bytes_done += res.bytes_read;
+    if (options.progress) options.progress(progress);
+  }
+  batch.flush();
+
+  summary.new_messages = batch.counters().messages;
+  summary.new_tool_calls = batch.counters().tool_calls;
+  {
+    LmdbTxn r(store.env(), true);
+    summary.sessions = Store::entries(r, db.sessions);
+    summary.messages = Store::entries(r, db.messages);
+    summary.tool_calls = Store::entries(r, db.tool_calls);
+  }
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return summary;
+}
+
+}  // namespace osearch

@@ -1,0 +1,42 @@
+// `osearch index`: stat every source file, read only the bytes past each file's stored offset,
+// re-read whole the files that shrank or were replaced, keep vanished files' sessions as
+// source_deleted. Queries call the same refresh (lazy freshness) with wait=false.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace osearch {
+
+struct SourceRoot {
+  std::string agent;  // "claude" (other adapters come later)
+  std::string dir;
+};
+
+struct IndexProgress {
+  size_t files_done = 0, files_total = 0;
+  uint64_t bytes_done = 0, bytes_total = 0;
+};
+
+struct IndexOptions {
+  bool full = false;            // rebuild derived data from the sources (memories are kept)
+  bool wait_for_lock = true;    // false: return busy=true when another indexer runs
+  size_t flush_bytes = 48u << 20;  // commit every N bytes of message text
+  std::function<void(const IndexProgress&)> progress;
+};
+
+struct IndexSummary {
+  bool busy = false;  // another indexer held the lock (wait_for_lock=false)
+  uint64_t files_seen = 0, files_changed = 0, files_skipped = 0, files_unreadable = 0, files_deleted = 0;
+  uint64_t bad_lines = 0, bytes_read = 0;
+  uint64_t new_messages = 0, new_tool_calls = 0;
+  uint64_t sessions = 0, messages = 0, tool_calls = 0;  // totals after the run
+  double seconds = 0;
+  std::vector<std::string> problems;  // unreadable files/dirs, named with --verbose
+};
+
+IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);
+
+}  // namespace osearch

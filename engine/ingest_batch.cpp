@@ -1,0 +1,429 @@
+#include "engine/ingest_batch.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine/codec.h"
+#include "ingest/claude.h"
+
+namespace osearch {
+namespace {
+
+std::string sess_time_key(int64_t ended_at, std::string_view sid) {
+  std::string k;
+  put_be64(k, sortable_i64(ended_at));
+  k.append(sid);
+  return k;
+}
+
+bool is_agent_file(SourceKind k) { return k != SourceKind::ClaudeMain; }
+
+}  // namespace
+
+IngestBatch::IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapian)
+    : store_(store), log_(log), xapian_(xapian) {}
+
+const LmdbTxn& IngestBatch::reader() {
+  if (!reader_) reader_.emplace(store_.env(), true);
+  return *reader_;
+}
+
+bool IngestBatch::stored(MDB_dbi dbi, const std::string& key) { return reader().get(dbi, key).has_value(); }
+
+bool IngestBatch::empty() const {
+  return messages_.empty() && sessions_.empty() && file_states_.empty() && deleted_sources_.empty() &&
+         leaf_summaries_.empty();
+}
+
+IngestBatch::TouchedSession* IngestBatch::find_session(const std::string& id) {
+  auto it = sessions_.find(id);
+  if (it != sessions_.end()) return &it->second;
+  auto v = reader().get(store_.db().sessions, id);
+  if (!v) return nullptr;
+  auto rec = SessionRec::decode(*v);
+  if (!rec) return nullptr;
+  TouchedSession t;
+  t.rec = std::move(*rec);
+  t.committed_ended_at = t.rec.ended_at;
+  t.exists_in_store = true;
+  t.committed_title = t.rec.title();
+  return &sessions_.emplace(id, std::move(t)).first->second;
+}
+
+IngestBatch::TouchedSession& IngestBatch::touch_session(const std::string& id, const SourceFile& file) {
+  if (TouchedSession* s = find_session(id)) return *s;
+  TouchedSession t;
+  t.rec.id = id;
+  t.rec.agent = file.agent;
+  t.rec.project = file.project;
+  TouchedSession& s = sessions_.emplace(id, std::move(t)).first->second;
+  if (auto early = early_facts_.find(id); early != early_facts_.end()) {
+    for (const auto& f : early->second) apply_fact(s, f);
+    early_facts_.erase(early);
+  }
+  return s;
+}
+
+std::string IngestBatch::resolve_session(const SourceFile& file, FileState& state, const LineRecords& rec) {
+  if (file.kind != SourceKind::ClaudeRootAgent) return file.session_id;
+  // Root agent files belong to the session their lines name; the first one decides.
+  if (state.session_id.empty() && !rec.session_id_field.empty()) state.session_id = rec.session_id_field;
+  return state.session_id;
+}
+
+void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec, uint64_t line_offset) {
+  std::string sid = resolve_session(file, state, rec);
+  if (sid.empty()) return;
+  if (rec.is_message) add_message(file, sid, rec.message, line_offset);
+  for (auto& f : rec.facts) add_fact(file, sid, f);
+}
+
+void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset) {
+  std::string uuid_key = pair_key(m.uuid, sid);
+  if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end()) {
+    // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
+    ++counters_.duplicates;
+    const MessageRec& first = messages_[it->second].rec;
+    record_tool_calls(sid, m, first.key, first.timestamp_ms, touch_session(sid, file).rec, nullptr);
+    return;
+  }
+  if (auto key = reader().get(store_.db().msg_uuid, uuid_key)) {
+    ++counters_.duplicates;
+    std::string k(*key);
+    record_tool_calls(sid, m, k, m.timestamp_ms, touch_session(sid, file).rec, nullptr);
+    return;
+  }
+  TouchedSession& ts = touch_session(sid, file);
+  SessionRec& s = ts.rec;
+  if (file.kind == SourceKind::ClaudeMain) {
+    if (!s.has_main || s.jsonl_path != file.path) session_files_.emplace_back(sid, file.path);
+    s.has_main = true;
+    s.jsonl_path = file.path;
+    s.source_deleted = false;
+  } else if (s.jsonl_path.empty()) {
+    s.jsonl_path = file.path;  // orphan session: its subagent file stands in for the transcript
+  }
+
+  PendingMessage pm;
+  MessageRec& r = pm.rec;
+  r.uuid = m.uuid;
+  r.session_id = sid;
+  r.type = m.type;
+  r.parent_uuid = m.parent_uuid;
+  r.logical_parent_uuid = m.logical_parent_uuid;
+  r.timestamp_ms = m.timestamp_ms;
+  r.role = m.role;
+  r.content_type = m.content_type;
+  r.is_meta = m.is_meta;
+  r.is_sidechain = m.is_sidechain || is_agent_file(file.kind);
+  r.model = m.model;
+  r.agent_id = m.agent_id.empty() ? file.agent_id : m.agent_id;
+  r.cwd = m.cwd;
+  r.git_branch = m.git_branch;
+  r.skill = m.skill;
+  r.api_message_id = m.api_message_id;
+  r.key = message_key(sid, m.timestamp_ms, file_tag(file.path), line_offset);
+
+  // Streamed chunks share one API message and its usage: count it once per session.
+  if (m.usage.any()) {
+    std::string uk = m.api_message_id.empty() ? std::string() : pair_key(sid, m.api_message_id);
+    if (uk.empty() || (!usage_seen_.count(uk) && !stored(store_.db().usage_seen, uk))) {
+      if (!uk.empty()) usage_seen_.insert(uk);
+      r.usage = m.usage;
+      s.tokens.add(m.usage);
+    }
+  }
+
+  ++s.message_count;
+  if (m.timestamp_ms > 0) {
+    if (s.started_at == 0 || m.timestamp_ms < s.started_at) s.started_at = m.timestamp_ms;
+    if (m.timestamp_ms > s.ended_at) s.ended_at = m.timestamp_ms;
+  }
+  if (!is_agent_file(file.kind) || !s.has_main) {
+    if (!m.git_branch.empty()) s.git_branch = m.git_branch;
+    if (!m.version.empty()) s.version = m.version;
+    if (!m.cwd.empty()) {
+      if (s.project_path.empty()) s.project_path = m.cwd;
+      s.cwd = m.cwd;
+    }
+  }
+  if (!m.model.empty() && m.model != "<synthetic>" &&
+      std::find(s.models.begin(), s.models.end(), m.model) == s.models.end())
+    s.models.push_back(m.model);
+  if (s.first_prompt.empty() && r.role == Role::User && r.content_type == ContentType::Text && !r.is_meta &&
+      !r.is_sidechain && m.text.find_first_not_of(" \t\r\n") != std::string::npos)
+    s.first_prompt = m.text.substr(0, 2000);
+
+  record_tool_calls(sid, m, r.key, r.timestamp_ms, s, &pm);
+  for (auto& res : m.tool_results) {
+    // The result carries its call's tool name, so --tool and tool: find outputs too.
+    std::string tk = pair_key(sid, res.tool_use_id);
+    if (auto it = tool_names_.find(tk); it != tool_names_.end()) {
+      pm.tool_names.push_back(it->second);
+    } else if (auto v = reader().get(store_.db().tool_calls, tk)) {
+      if (auto tc = ToolCallRec::decode(*v)) pm.tool_names.push_back(tc->name);
+    }
+    r.tool_call_ids.push_back(res.tool_use_id);
+    ToolResultRec tr;
+    tr.tool_use_id = std::move(res.tool_use_id);
+    tr.session_id = sid;
+    tr.message_key = r.key;
+    tr.file_path = std::move(res.file_path);
+    tr.is_error = res.is_error;
+    if (!m.spawned_agent_id.empty()) {
+      SubagentRec& sa = touch_subagent(sid, m.spawned_agent_id, nullptr);
+      sa.parent_tool_use_id = tr.tool_use_id;
+      sa.duration_ms = m.spawned_duration_ms;
+      sa.total_tokens = m.spawned_total_tokens;
+    }
+    tool_results_.push_back(std::move(tr));
+  }
+  if (is_agent_file(file.kind) && !file.agent_id.empty()) {
+    SubagentRec& sa = touch_subagent(sid, file.agent_id, &file);
+    ++sa.message_count;
+    if (m.timestamp_ms > 0) {
+      if (sa.first_ts == 0 || m.timestamp_ms < sa.first_ts) sa.first_ts = m.timestamp_ms;
+      sa.last_ts = std::max(sa.last_ts, m.timestamp_ms);
+    }
+  }
+
+  // A title summary written earlier (or in another file of the project) may end at this message.
+  std::string_view summary;
+  std::string from_store;
+  if (auto it = leaf_summaries_.find(m.uuid); it != leaf_summaries_.end()) {
+    summary = it->second;
+  } else if (auto v = reader().get(store_.db().leaf_summary, m.uuid)) {
+    from_store = std::string(*v);
+    summary = from_store;
+  }
+  if (!summary.empty()) {
+    size_t z = summary.find('\0');
+    if (z != std::string_view::npos && summary.substr(0, z) == s.project) s.summary_title = summary.substr(z + 1);
+  }
+
+  pending_bytes_ += m.text.size() + 256;
+  pm.text = std::move(m.text);
+  message_by_uuid_.emplace(uuid_key, messages_.size());
+  sessions_by_uuid_[m.uuid].push_back(sid);
+  messages_.push_back(std::move(pm));
+  ++counters_.messages;
+}
+
+void IngestBatch::record_tool_calls(const std::string& sid, Message& m, const std::string& message_key,
+                                    int64_t ts, SessionRec& s, PendingMessage* pm) {
+  for (auto& call : m.tool_calls) {
+    std::string tk = pair_key(sid, call.id);
+    if (pm) {
+      pm->tool_names.push_back(call.name);
+      pm->rec.tool_call_ids.push_back(call.id);
+    }
+    if (call.id.empty() || tool_call_ids_.count(tk) || stored(store_.db().tool_calls, tk)) continue;
+    tool_call_ids_.insert(tk);
+    tool_names_[tk] = call.name;
+    ToolCallRec tc;
+    tc.id = call.id;
+    tc.session_id = sid;
+    tc.message_key = message_key;
+    tc.name = std::move(call.name);
+    tc.input_json = std::move(call.input_json);
+    tc.file_path = std::move(call.file_path);
+    tc.timestamp_ms = ts;
+    tool_calls_.push_back(std::move(tc));
+    ++s.tool_call_count;
+    ++counters_.tool_calls;
+  }
+}
+
+SubagentRec& IngestBatch::touch_subagent(const std::string& sid, const std::string& agent_id, const SourceFile* file) {
+  std::string key = pair_key(sid, agent_id);
+  auto it = subagents_.find(key);
+  if (it == subagents_.end()) {
+    SubagentRec rec;
+    bool is_new = true;
+    if (auto v = reader().get(store_.db().subagents, key)) {
+      if (auto old = SubagentRec::decode(*v)) {
+        rec = std::move(*old);
+        is_new = false;
+      }
+    }
+    rec.agent_id = agent_id;
+    rec.session_id = sid;
+    it = subagents_.emplace(key, std::move(rec)).first;
+    subagent_is_new_[key] = is_new;
+  }
+  SubagentRec& rec = it->second;
+  if (file && rec.transcript_path.empty()) {
+    rec.transcript_path = file->path;
+    if (auto meta = read_subagent_meta(subagent_meta_path(file->path))) {
+      rec.agent_type = meta->agent_type;
+      rec.description = meta->description;
+      if (rec.parent_tool_use_id.empty()) rec.parent_tool_use_id = meta->tool_use_id;
+    }
+  }
+  return rec;
+}
+
+void IngestBatch::apply_fact(TouchedSession& ts, const SessionFact& f) {
+  SessionRec& s = ts.rec;
+  switch (f.kind) {
+    case SessionFact::Kind::CustomTitle: s.custom_title = f.text; break;
+    case SessionFact::Kind::AiTitle: s.ai_title = f.text; break;
+    case SessionFact::Kind::LastPrompt: s.last_prompt = f.text; break;
+    case SessionFact::Kind::AwaySummary: s.away_summary = f.text; break;
+    case SessionFact::Kind::TurnDuration: turn_durations_.emplace_back(s.id, f.ref_uuid, f.value); break;
+    case SessionFact::Kind::Summary: break;  // resolved through its leaf uuid
+  }
+}
+
+void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, SessionFact& f) {
+  if (f.kind == SessionFact::Kind::Summary) {
+    resolve_summary_leaf(f.ref_uuid, file.project, f.text);
+    return;
+  }
+  // Titles in subagent files describe the subagent, not the session.
+  if (is_agent_file(file.kind) && f.kind != SessionFact::Kind::TurnDuration) return;
+  if (TouchedSession* s = find_session(sid)) {
+    apply_fact(*s, f);
+  } else {
+    early_facts_[sid].push_back(std::move(f));  // the session's first message may come later in the file
+  }
+}
+
+void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text) {
+  if (leaf.empty() || text.empty()) return;
+  std::string value = project;
+  value.push_back('\0');
+  value.append(text);
+  leaf_summaries_[leaf] = value;
+  std::vector<std::string> sids;
+  if (auto it = sessions_by_uuid_.find(leaf); it != sessions_by_uuid_.end()) sids = it->second;
+  {
+    LmdbCursor cur(reader(), store_.db().msg_uuid);
+    std::string pfx = leaf + '\0';
+    for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next())
+      sids.emplace_back(cur.key().substr(pfx.size()));
+  }
+  for (const auto& sid : sids) {
+    TouchedSession* s = find_session(sid);
+    if (s && s->rec.project == project) s->rec.summary_title = text;
+  }
+}
+
+void IngestBatch::set_file_state(const FileState& state) { file_states_[state.path] = state; }
+
+void IngestBatch::mark_source_deleted(const std::string& session_id, const std::string& path) {
+  deleted_sources_.emplace_back(session_id, path);
+}
+
+void IngestBatch::flush() {
+  if (empty()) return;
+  // 1. Text first: durable before anything points at it.
+  for (auto& pm : messages_) {
+    pm.rec.text_offset = log_.append(pm.rec.key, pm.text);
+    pm.rec.text_len = pm.text.size();
+  }
+  log_.sync();
+  // 2. Xapian, replace-by-unique-term so a re-run after a crash is idempotent.
+  for (const auto& pm : messages_) {
+    const SessionRec& s = sessions_.at(pm.rec.session_id).rec;
+    xapian_.add_message(pm.rec, pm.text, s, pm.tool_names);
+  }
+  for (auto& [id, ts] : sessions_) {
+    if (ts.rec.message_count == 0) continue;
+    if (ts.rec.title() != ts.committed_title || !ts.exists_in_store) xapian_.set_session_title(ts.rec);
+  }
+  xapian_.commit();
+  // 3. LMDB records and file offsets, in one transaction.
+  reader_.reset();
+  write_lmdb();
+
+  sessions_.clear();
+  messages_.clear();
+  tool_calls_.clear();
+  tool_results_.clear();
+  message_by_uuid_.clear();
+  sessions_by_uuid_.clear();
+  tool_call_ids_.clear();
+  tool_names_.clear();
+  usage_seen_.clear();
+  leaf_summaries_.clear();
+  turn_durations_.clear();
+  subagents_.clear();
+  subagent_is_new_.clear();
+  file_states_.clear();
+  session_files_.clear();
+  deleted_sources_.clear();
+  pending_bytes_ = 0;
+  // early_facts_ survive: their session may still appear in a later batch of the same run.
+}
+
+void IngestBatch::write_lmdb() {
+  const Dbis& db = store_.db();
+  LmdbTxn txn(store_.env(), false);
+
+  // Turn durations land on their message, in this batch or already stored.
+  for (const auto& [sid, uuid, ms] : turn_durations_) {
+    std::string uk = pair_key(uuid, sid);
+    if (auto it = message_by_uuid_.find(uk); it != message_by_uuid_.end()) {
+      messages_[it->second].rec.turn_duration_ms = ms;
+    } else if (auto key = txn.get(db.msg_uuid, uk)) {
+      std::string k(*key);
+      if (auto v = txn.get(db.messages, k)) {
+        if (auto rec = MessageRec::decode(k, *v)) {
+          rec->turn_duration_ms = ms;
+          txn.put(db.messages, k, rec->encode());
+        }
+      }
+    }
+  }
+  for (const auto& pm : messages_) {
+    txn.put(db.messages, pm.rec.key, pm.rec.encode());
+    txn.put(db.msg_uuid, pair_key(pm.rec.uuid, pm.rec.session_id), pm.rec.key);
+  }
+  for (const auto& tc : tool_calls_) {
+    txn.put(db.tool_calls, pair_key(tc.session_id, tc.id), tc.encode());
+    if (!tc.file_path.empty()) txn.put(db.tc_by_path, pair_key(tc.file_path, pair_key(tc.session_id, tc.id)), "");
+  }
+  for (const auto& tr : tool_results_) txn.put(db.tool_results, pair_key(tr.session_id, tr.tool_use_id), tr.encode());
+  for (const auto& uk : usage_seen_) txn.put(db.usage_seen, uk, "");
+  for (const auto& [leaf, value] : leaf_summaries_) txn.put(db.leaf_summary, leaf, value);
+  for (const auto& [key, rec] : subagents_) {
+    if (subagent_is_new_[key]) {
+      if (auto it = sessions_.find(rec.session_id); it != sessions_.end()) ++it->second.rec.subagent_count;
+    }
+    txn.put(db.subagents, key, rec.encode());
+  }
+  for (const auto& [sid, path] : deleted_sources_) {
+    TouchedSession* s = nullptr;
+    if (auto it = sessions_.find(sid); it != sessions_.end()) {
+      s = &it->second;
+    } else if (auto v = txn.get(db.sessions, sid)) {
+      if (auto rec = SessionRec::decode(*v)) {
+        TouchedSession t;
+        t.rec = std::move(*rec);
+        t.committed_ended_at = t.rec.ended_at;
+        t.exists_in_store = true;
+        s = &sessions_.emplace(sid, std::move(t)).first->second;
+      }
+    }
+    if (s && s->rec.jsonl_path == path) s->rec.source_deleted = true;
+  }
+  for (auto& [id, ts] : sessions_) {
+    if (ts.rec.message_count == 0) continue;  // a transcript with no messages is not a session
+    if (ts.exists_in_store) txn.del(db.sess_by_time, sess_time_key(ts.committed_ended_at, id));
+    txn.put(db.sess_by_time, sess_time_key(ts.rec.ended_at, id), "");
+    txn.put(db.sessions, id, ts.rec.encode());
+  }
+  for (const auto& [sid, path] : session_files_) txn.put(db.session_files, pair_key(sid, path), "");
+  for (const auto& [path, st] : file_states_) {
+    txn.put(db.files, path, st.encode());
+    if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), "");
+  }
+  Store::put_meta_u64(txn, db, meta_key::kTextBytes, log_.bytes());
+  Store::put_meta_u64(txn, db, meta_key::kTextEntries, log_.entries());
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+  Store::put_meta_u64(txn, db, meta_key::kLastIndexedAt, static_cast<uint64_t>(now.count()));
+  txn.commit();
+}
+
+}  // namespace osearch

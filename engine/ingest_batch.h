@@ -1,0 +1,100 @@
+// One write batch of an index run: normalized records from ingest/ are applied to an in-memory
+// overlay of the sessions they touch, then flushed in the crash-safe order
+// text log -> Xapian commit -> one LMDB transaction (records + file offsets).
+// Lookups that decide idempotency (is this (session, uuid) stored? was this API message's usage
+// counted?) consult both the batch and the committed LMDB state.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/records_store.h"
+#include "engine/store.h"
+#include "engine/text_index.h"
+#include "engine/text_log.h"
+#include "ingest/claude_layout.h"
+#include "ingest/records.h"
+
+namespace osearch {
+
+struct BatchCounters {
+  uint64_t messages = 0;    // new messages stored
+  uint64_t tool_calls = 0;  // new tool calls stored
+  uint64_t duplicates = 0;  // (session, uuid) already stored
+};
+
+class IngestBatch {
+ public:
+  IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapian);
+
+  // Applies one line's records from `file` (its state is updated by the caller).
+  void add(const SourceFile& file, FileState& state, LineRecords& rec, uint64_t line_offset);
+  // Records a file state to write with the next flush.
+  void set_file_state(const FileState& state);
+  // Marks sessions whose transcript at `path` vanished.
+  void mark_source_deleted(const std::string& session_id, const std::string& path);
+
+  size_t pending_bytes() const { return pending_bytes_; }
+  bool empty() const;
+  void flush();
+  const BatchCounters& counters() const { return counters_; }
+
+ private:
+  struct PendingMessage {
+    MessageRec rec;
+    std::string text;
+    std::vector<std::string> tool_names;
+  };
+  struct TouchedSession {
+    SessionRec rec;
+    int64_t committed_ended_at = 0;  // to move its sess_by_time key
+    bool exists_in_store = false;
+    std::string committed_title;
+  };
+
+  const LmdbTxn& reader();
+  TouchedSession* find_session(const std::string& id);
+  TouchedSession& touch_session(const std::string& id, const SourceFile& file);
+  std::string resolve_session(const SourceFile& file, FileState& state, const LineRecords& rec);
+  void add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset);
+  void record_tool_calls(const std::string& sid, Message& m, const std::string& message_key, int64_t ts,
+                         SessionRec& s, PendingMessage* pm);
+  void add_fact(const SourceFile& file, const std::string& sid, SessionFact& f);
+  void apply_fact(TouchedSession& s, const SessionFact& f);
+  void resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text);
+  SubagentRec& touch_subagent(const std::string& sid, const std::string& agent_id, const SourceFile* file);
+  bool stored(MDB_dbi dbi, const std::string& key);
+  void write_lmdb();
+
+  Store& store_;
+  TextLogWriter& log_;
+  TextIndexWriter& xapian_;
+  std::optional<LmdbTxn> reader_;
+
+  std::map<std::string, TouchedSession> sessions_;
+  std::vector<PendingMessage> messages_;
+  std::vector<ToolCallRec> tool_calls_;
+  std::vector<ToolResultRec> tool_results_;
+  std::unordered_map<std::string, size_t> message_by_uuid_;      // pair_key(uuid, sid) -> index
+  std::unordered_map<std::string, std::vector<std::string>> sessions_by_uuid_;  // uuid -> sids (batch)
+  std::unordered_set<std::string> tool_call_ids_;                 // pair_key(sid, id)
+  std::unordered_map<std::string, std::string> tool_names_;       // pair_key(sid, id) -> name
+  std::unordered_set<std::string> usage_seen_;                    // pair_key(sid, api message id)
+  std::map<std::string, std::string> leaf_summaries_;             // leafUuid -> project \0 text
+  std::map<std::string, std::vector<SessionFact>> early_facts_;   // facts seen before their session
+  std::vector<std::tuple<std::string, std::string, int64_t>> turn_durations_;  // sid, uuid, ms
+  std::map<std::string, SubagentRec> subagents_;                  // pair_key(sid, agent)
+  std::map<std::string, bool> subagent_is_new_;
+  std::map<std::string, FileState> file_states_;
+  std::vector<std::pair<std::string, std::string>> session_files_;
+  std::vector<std::pair<std::string, std::string>> deleted_sources_;
+  size_t pending_bytes_ = 0;
+  BatchCounters counters_;
+};
+
+}  // namespace osearch

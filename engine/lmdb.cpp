@@ -1,0 +1,95 @@
+#include "engine/lmdb.h"
+
+namespace osearch {
+namespace {
+void check(int rc, const char* what) {
+  if (rc != MDB_SUCCESS) throw LmdbError(what, rc);
+}
+}  // namespace
+
+LmdbEnv::~LmdbEnv() {
+  if (env_) mdb_env_close(env_);
+}
+
+void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs) {
+  check(mdb_env_create(&env_), "mdb_env_create");
+  // Address space only: the file grows with the data (no MDB_WRITEMAP).
+  check(mdb_env_set_mapsize(env_, size_t{64} << 30), "mdb_env_set_mapsize");
+  check(mdb_env_set_maxdbs(env_, max_dbs), "mdb_env_set_maxdbs");
+  check(mdb_env_set_maxreaders(env_, 256), "mdb_env_set_maxreaders");
+  unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
+  if (read_only) flags |= MDB_RDONLY;
+  check(mdb_env_open(env_, dir.c_str(), flags, 0600), ("mdb_env_open " + dir).c_str());
+  int dead = 0;
+  mdb_reader_check(env_, &dead);  // clear slots of crashed readers
+}
+
+LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) {
+  check(mdb_txn_begin(env.get(), nullptr, read_only ? MDB_RDONLY : 0, &txn_), "mdb_txn_begin");
+}
+
+LmdbTxn::~LmdbTxn() {
+  if (txn_) mdb_txn_abort(txn_);
+}
+
+void LmdbTxn::commit() {
+  MDB_txn* t = txn_;
+  txn_ = nullptr;
+  check(mdb_txn_commit(t), "mdb_txn_commit");
+}
+
+void LmdbTxn::abort() {
+  if (txn_) mdb_txn_abort(txn_);
+  txn_ = nullptr;
+}
+
+MDB_dbi LmdbTxn::open_db(const char* name, unsigned flags) {
+  MDB_dbi dbi;
+  check(mdb_dbi_open(txn_, name, flags, &dbi), name);
+  return dbi;
+}
+
+std::optional<std::string_view> LmdbTxn::get(MDB_dbi dbi, std::string_view key) const {
+  MDB_val k = to_val(key), v;
+  int rc = mdb_get(txn_, dbi, &k, &v);
+  if (rc == MDB_NOTFOUND) return std::nullopt;
+  check(rc, "mdb_get");
+  return from_val(v);
+}
+
+void LmdbTxn::put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags) {
+  MDB_val k = to_val(key), v = to_val(value);
+  check(mdb_put(txn_, dbi, &k, &v, flags), "mdb_put");
+}
+
+bool LmdbTxn::del(MDB_dbi dbi, std::string_view key) {
+  MDB_val k = to_val(key);
+  int rc = mdb_del(txn_, dbi, &k, nullptr);
+  if (rc == MDB_NOTFOUND) return false;
+  check(rc, "mdb_del");
+  return true;
+}
+
+LmdbCursor::LmdbCursor(const LmdbTxn& txn, MDB_dbi dbi) { check(mdb_cursor_open(txn.get(), dbi, &cur_), "mdb_cursor_open"); }
+LmdbCursor::~LmdbCursor() {
+  if (cur_) mdb_cursor_close(cur_);
+}
+
+bool LmdbCursor::move(MDB_cursor_op op) {
+  int rc = mdb_cursor_get(cur_, &k_, &v_, op);
+  if (rc == MDB_NOTFOUND) return false;
+  check(rc, "mdb_cursor_get");
+  return true;
+}
+
+bool LmdbCursor::seek(std::string_view key) {
+  k_ = to_val(key);
+  return move(MDB_SET_RANGE);
+}
+bool LmdbCursor::first() { return move(MDB_FIRST); }
+bool LmdbCursor::last() { return move(MDB_LAST); }
+bool LmdbCursor::next() { return move(MDB_NEXT); }
+bool LmdbCursor::prev() { return move(MDB_PREV); }
+void LmdbCursor::del() { check(mdb_cursor_del(cur_, 0), "mdb_cursor_del"); }
+
+}  // namespace osearch

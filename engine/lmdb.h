@@ -1,0 +1,76 @@
+// Thin RAII layer over LMDB: an environment, transactions, named databases and cursors.
+// Errors become LmdbError exceptions at this boundary; the store turns them into messages.
+#pragma once
+
+#include <lmdb.h>
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace osearch {
+
+struct LmdbError : std::runtime_error {
+  int code;
+  LmdbError(const std::string& what, int rc) : std::runtime_error(what + ": " + mdb_strerror(rc)), code(rc) {}
+};
+
+inline MDB_val to_val(std::string_view s) { return MDB_val{s.size(), const_cast<char*>(s.data())}; }
+inline std::string_view from_val(const MDB_val& v) { return {static_cast<const char*>(v.mv_data), v.mv_size}; }
+
+class LmdbEnv {
+ public:
+  LmdbEnv() = default;
+  ~LmdbEnv();
+  LmdbEnv(const LmdbEnv&) = delete;
+  LmdbEnv& operator=(const LmdbEnv&) = delete;
+  void open(const std::string& dir, bool read_only, unsigned max_dbs);
+  MDB_env* get() const { return env_; }
+
+ private:
+  MDB_env* env_ = nullptr;
+};
+
+class LmdbTxn {
+ public:
+  LmdbTxn(const LmdbEnv& env, bool read_only);
+  ~LmdbTxn();
+  LmdbTxn(const LmdbTxn&) = delete;
+  LmdbTxn& operator=(const LmdbTxn&) = delete;
+  void commit();
+  void abort();
+  MDB_txn* get() const { return txn_; }
+
+  MDB_dbi open_db(const char* name, unsigned flags = 0);
+  std::optional<std::string_view> get(MDB_dbi dbi, std::string_view key) const;
+  void put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags = 0);
+  bool del(MDB_dbi dbi, std::string_view key);
+
+ private:
+  MDB_txn* txn_ = nullptr;
+};
+
+// Iterates the keys starting with a prefix, in order.
+class LmdbCursor {
+ public:
+  LmdbCursor(const LmdbTxn& txn, MDB_dbi dbi);
+  ~LmdbCursor();
+  LmdbCursor(const LmdbCursor&) = delete;
+  LmdbCursor& operator=(const LmdbCursor&) = delete;
+  bool seek(std::string_view key);  // first key >= key
+  bool first();
+  bool last();
+  bool next();
+  bool prev();
+  void del();
+  std::string_view key() const { return from_val(k_); }
+  std::string_view value() const { return from_val(v_); }
+
+ private:
+  bool move(MDB_cursor_op op);
+  MDB_cursor* cur_ = nullptr;
+  MDB_val k_{}, v_{};
+};
+
+}  // namespace osearch

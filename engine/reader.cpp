@@ -1,0 +1,37 @@
+#include "engine/reader.h"
+
+#include <filesystem>
+
+namespace osearch {
+
+IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read) {
+  txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
+  // LMDB is committed last, so everything it points at (Xapian docs, text log bytes) exists.
+  if (std::filesystem::exists(store_.xapian_path() + "/iamglass")) xapian_ = Xapian::Database(store_.xapian_path());
+  text_.open(dir, Store::meta_u64(*txn_, db(), meta_key::kTextBytes),
+             Store::meta_u64(*txn_, db(), meta_key::kTextEntries));
+}
+
+std::optional<SessionRec> IndexReader::session(std::string_view id) const {
+  auto v = txn_->get(db().sessions, id);
+  if (!v) return std::nullopt;
+  return SessionRec::decode(*v);
+}
+
+std::optional<MessageRec> IndexReader::message(std::string_view key) const {
+  auto v = txn_->get(db().messages, key);
+  if (!v) return std::nullopt;
+  return MessageRec::decode(key, *v);
+}
+
+IndexCounts IndexReader::counts() const {
+  IndexCounts c;
+  c.sessions = Store::entries(*txn_, db().sessions);
+  c.messages = Store::entries(*txn_, db().messages);
+  c.tool_calls = Store::entries(*txn_, db().tool_calls);
+  c.memories = Store::entries(*txn_, db().memories);
+  c.last_indexed_at = static_cast<int64_t>(Store::meta_u64(*txn_, db(), meta_key::kLastIndexedAt));
+  return c;
+}
+
+}  // namespace osearch

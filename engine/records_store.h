@@ -1,0 +1,102 @@
+// Stored record types (LMDB values) and their key layouts. See docs/ARCHITECTURE.md for the map.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ingest/claude_layout.h"
+#include "ingest/records.h"
+
+namespace osearch {
+
+struct SessionRec {
+  std::string id;
+  std::string agent = "claude";
+  std::string project;
+  std::string project_path;
+  std::string cwd;
+  std::string jsonl_path;
+  std::string git_branch;
+  std::string version;
+  std::string custom_title, ai_title, summary_title, last_prompt, first_prompt, away_summary;
+  int64_t started_at = 0;  // ms since epoch, 0 = unknown
+  int64_t ended_at = 0;
+  uint64_t message_count = 0;
+  uint64_t tool_call_count = 0;
+  uint64_t subagent_count = 0;
+  bool has_main = false;
+  bool source_deleted = false;
+  std::vector<std::string> models;
+  TokenUsage tokens;
+
+  std::string title() const;  // custom > ai > summary > last-prompt > first prompt
+  std::string encode() const;
+  static std::optional<SessionRec> decode(std::string_view bytes);
+};
+
+struct MessageRec {
+  std::string key;  // LMDB key (not encoded in the value)
+  std::string uuid, session_id, type, parent_uuid, logical_parent_uuid;
+  int64_t timestamp_ms = 0;
+  Role role = Role::User;
+  ContentType content_type = ContentType::Unknown;
+  bool is_meta = false;
+  bool is_sidechain = false;
+  std::string model, agent_id, cwd, git_branch, skill, api_message_id;
+  TokenUsage usage;  // counted once per API message id: zero on repeated streamed chunks
+  int64_t turn_duration_ms = 0;
+  uint64_t text_offset = 0;  // entry start in the text log
+  uint64_t text_len = 0;
+  std::vector<std::string> tool_call_ids;
+
+  bool hidden_by_default() const { return is_meta || content_type == ContentType::Command; }
+  std::string encode() const;
+  static std::optional<MessageRec> decode(std::string_view key, std::string_view bytes);
+};
+
+struct ToolCallRec {
+  std::string id, session_id, message_key, name, input_json, file_path;
+  int64_t timestamp_ms = 0;
+  std::string encode() const;
+  static std::optional<ToolCallRec> decode(std::string_view bytes);
+};
+
+struct ToolResultRec {
+  std::string tool_use_id, session_id, message_key, file_path;
+  bool is_error = false;
+  std::string encode() const;
+  static std::optional<ToolResultRec> decode(std::string_view bytes);
+};
+
+struct SubagentRec {
+  std::string agent_id, session_id, parent_tool_use_id, agent_type, description, transcript_path;
+  int64_t duration_ms = 0, total_tokens = 0, first_ts = 0, last_ts = 0;
+  uint64_t message_count = 0;
+  std::string encode() const;
+  static std::optional<SubagentRec> decode(std::string_view bytes);
+};
+
+// Per source file: where the next read starts, and how to notice the file was replaced.
+struct FileState {
+  std::string path;
+  SourceKind kind = SourceKind::ClaudeMain;
+  std::string agent, project, session_id, agent_id;
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_ns = 0;
+  uint64_t offset = 0;  // byte after the last complete line consumed
+  uint64_t lines = 0, bad_lines = 0;
+  bool deleted = false;
+  std::string encode() const;
+  static std::optional<FileState> decode(std::string_view path, std::string_view bytes);
+};
+
+// Key builders. Message keys order a session's messages by time, then file, then line.
+std::string message_key(std::string_view session_id, int64_t ts_ms, uint32_t file_tag, uint64_t line_offset);
+std::string session_of_message_key(std::string_view key);
+std::string pair_key(std::string_view a, std::string_view b);  // a \0 b
+uint32_t file_tag(std::string_view path);
+
+}  // namespace osearch

@@ -1,0 +1,77 @@
+// The index directory: LMDB records, the Xapian text index and the text log, plus the writer lock.
+//
+//   <index>/records/   LMDB (data.mdb, lock.mdb)   sessions, messages, tool calls, file states, …
+//   <index>/xapian/    Xapian glass database        one document per message + one per title
+//   <index>/text.log   every message's text         content scans, snippets, thread views
+//   <index>/text.idx   u64 entry starts of text.log
+//   <index>/writer.lock  flock held by the one indexer
+//
+// Write order for crash safety (SPEC §7): text log fdatasync -> Xapian commit -> LMDB commit.
+// LMDB (file offsets, text log sizes) only ever describes data that is already durable elsewhere.
+#pragma once
+
+#include <lmdb.h>
+
+#include <memory>
+#include <string>
+
+#include "engine/lmdb.h"
+
+namespace osearch {
+
+struct Dbis {
+  MDB_dbi meta, files, sessions, messages, msg_uuid, tool_calls, tool_results, tc_by_path, sess_by_time, usage_seen,
+      leaf_summary, subagents, session_files, memories;
+};
+
+namespace meta_key {
+inline constexpr const char* kTextBytes = "text_bytes";
+inline constexpr const char* kTextEntries = "text_entries";
+inline constexpr const char* kLastIndexedAt = "last_indexed_at";
+inline constexpr const char* kSchema = "schema";
+}  // namespace meta_key
+
+class Store {
+ public:
+  enum class Mode { Read, Write };
+  // Opens the index at `dir`. Write mode creates it (0700 dirs, 0600 files). Read mode on a missing
+  // index throws StoreMissing.
+  Store(const std::string& dir, Mode mode);
+  const std::string& dir() const { return dir_; }
+  std::string xapian_path() const { return dir_ + "/xapian"; }
+  const LmdbEnv& env() const { return env_; }
+  const Dbis& db() const { return dbis_; }
+
+  static uint64_t meta_u64(const LmdbTxn& txn, const Dbis& db, std::string_view key);
+  static void put_meta_u64(LmdbTxn& txn, const Dbis& db, std::string_view key, uint64_t v);
+  static size_t entries(const LmdbTxn& txn, MDB_dbi dbi);
+
+ private:
+  std::string dir_;
+  LmdbEnv env_;
+  Dbis dbis_{};
+};
+
+struct StoreMissing : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Exclusive flock on <index>/writer.lock; released by the destructor (or by the kernel on a crash).
+class WriterLock {
+ public:
+  // wait=false: returns an unlocked object when another process holds it.
+  WriterLock(const std::string& dir, bool wait);
+  ~WriterLock();
+  WriterLock(const WriterLock&) = delete;
+  WriterLock& operator=(const WriterLock&) = delete;
+  bool locked() const { return locked_; }
+
+ private:
+  int fd_ = -1;
+  bool locked_ = false;
+};
+
+// Creates `dir` (and parents) with mode 0700.
+void make_private_dir(const std::string& dir);
+
+}  // namespace osearch

@@ -1,0 +1,75 @@
+// The text log: every message's full decoded text, appended once, in one contiguous file so a
+// content scan streams through it with a single Hyperscan call (mmap'd). Entry layout:
+//   [u32 key_len][key bytes][u32 text_len][text bytes]
+// `text.idx` holds the u64 start offset of every entry, in order, so a match offset maps back to
+// its entry by binary search. LMDB's meta records how many bytes of each file are committed; the
+// writer truncates any uncommitted tail on open (kill -9 safety), readers never look past it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace osearch {
+
+struct TextEntry {
+  uint64_t start = 0;
+  std::string_view key;
+  std::string_view text;
+  uint64_t text_offset = 0;  // file offset of text[0]
+};
+
+class MappedFile {
+ public:
+  MappedFile() = default;
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  bool map(const std::string& path, uint64_t length);
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class TextLogWriter {
+ public:
+  TextLogWriter() = default;
+  ~TextLogWriter();
+  TextLogWriter(const TextLogWriter&) = delete;
+  TextLogWriter& operator=(const TextLogWriter&) = delete;
+  // Opens (creating) and truncates both files to the committed sizes.
+  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
+  // Appends an entry (buffered); returns its start offset.
+  uint64_t append(std::string_view key, std::string_view text);
+  // Writes buffered bytes and fdatasyncs both files; returns {bytes, entries} now durable.
+  void sync();
+  uint64_t bytes() const { return bytes_; }
+  uint64_t entries() const { return entries_; }
+  // Drops everything (index --full).
+  void reset();
+
+ private:
+  void flush_buffers();
+  int log_fd_ = -1, idx_fd_ = -1;
+  uint64_t bytes_ = 0, entries_ = 0;
+  std::string log_buf_, idx_buf_;
+};
+
+class TextLogReader {
+ public:
+  bool open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
+  std::string_view data() const { return log_.bytes(); }
+  std::span<const uint64_t> starts() const;
+  // The entry holding file offset `at` (nullopt if out of range or malformed).
+  bool entry_containing(uint64_t at, TextEntry& out) const;
+  bool entry_at(uint64_t start, TextEntry& out) const;
+  std::string_view text(uint64_t start, uint64_t len) const;  // text span recorded in a MessageRec
+
+ private:
+  MappedFile log_, idx_;
+};
+
+}  // namespace osearch

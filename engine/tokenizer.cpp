@@ -1,0 +1,81 @@
+#include "engine/tokenizer.h"
+
+namespace osearch {
+
+size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
+  auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) {
+    cp = b0;
+    return 1;
+  }
+  size_t len;
+  uint32_t min;
+  if ((b0 & 0xE0) == 0xC0) {
+    len = 2, cp = b0 & 0x1F, min = 0x80;
+  } else if ((b0 & 0xF0) == 0xE0) {
+    len = 3, cp = b0 & 0x0F, min = 0x800;
+  } else if ((b0 & 0xF8) == 0xF0) {
+    len = 4, cp = b0 & 0x07, min = 0x10000;
+  } else {
+    cp = 0xFFFD;
+    return 1;
+  }
+  if (i + len > s.size()) {
+    cp = 0xFFFD;
+    return 1;
+  }
+  for (size_t k = 1; k < len; ++k) {
+    auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) {
+      cp = 0xFFFD;
+      return 1;
+    }
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    cp = 0xFFFD;
+    return 1;
+  }
+  return len;
+}
+
+bool is_cjk(uint32_t cp) {
+  return (cp >= 0x3040 && cp <= 0x30FF) ||   // Hiragana, Katakana
+         (cp >= 0x3100 && cp <= 0x312F) ||   // Bopomofo
+         (cp >= 0x3400 && cp <= 0x4DBF) ||   // CJK Extension A
+         (cp >= 0x4E00 && cp <= 0x9FFF) ||   // CJK Unified Ideographs
+         (cp >= 0xAC00 && cp <= 0xD7AF) ||   // Hangul syllables
+         (cp >= 0x1100 && cp <= 0x11FF) ||   // Hangul Jamo
+         (cp >= 0xF900 && cp <= 0xFAFF) ||   // CJK Compatibility Ideographs
+         (cp >= 0xFF66 && cp <= 0xFF9F) ||   // half-width Katakana
+         (cp >= 0x20000 && cp <= 0x2FA1F);  // Extensions B+
+}
+
+namespace detail {
+
+CharClass classify(std::string_view s, size_t i, size_t& len) {
+  auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    len = 1;
+    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') return CharClass::Word;
+    switch (c) {
+      case '-': case '.': case '/': case ':': case '@': case '~': case '+': case '#': case '\\':
+        return CharClass::Connector;
+      default:
+        return CharClass::Separator;
+    }
+  }
+  uint32_t cp;
+  len = decode_utf8(s, i, cp);
+  if (cp == 0xFFFD) return CharClass::Separator;
+  if (is_cjk(cp)) return CharClass::Cjk;
+  // Punctuation and symbol blocks separate words; other scripts are letters.
+  if ((cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF00 && cp <= 0xFF65) ||
+      cp == 0xA0 || (cp >= 0x80 && cp <= 0xBF) || cp == 0xD7 || cp == 0xF7 || (cp >= 0x1F000 && cp <= 0x1FAFF) ||
+      (cp >= 0xFE00 && cp <= 0xFE6F))
+    return CharClass::Separator;
+  return CharClass::Word;
+}
+
+}  // namespace detail
+}  // namespace osearch

@@ -1,0 +1,140 @@
+// The one tokenizer both sides use: index terms at ingest, query terms at search. Identifiers stay
+// findable verbatim: besides plain words it emits whole compounds (UUIDs, toolu_ ids, paths,
+// versions, kebab-ids, dotted names) and the parts of snake_case words. CJK runs become unigrams
+// and bigrams. ASCII is lower-cased; other scripts are kept as written.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace osearch {
+
+enum class TermKind : uint8_t { Word, Part, Compound, CjkUnigram, CjkBigram };
+
+constexpr size_t kMaxWordBytes = 64;
+constexpr size_t kMaxCompoundBytes = 120;
+
+class Tokenizer {
+ public:
+  // Calls sink(term, position, kind) for every term of `text`. Positions count words (and CJK
+  // characters); parts and compounds share the position of their first word.
+  template <typename Sink>
+  void run(std::string_view text, Sink&& sink);
+
+ private:
+  void flush_span(std::string_view span, uint32_t& pos, auto& sink);
+  std::string term_, compound_;
+};
+
+// Code point classes the tokenizer uses (exposed for tests and the query parser).
+bool is_cjk(uint32_t cp);
+// Decodes one UTF-8 sequence at s[i]; returns its length (1 for an invalid byte, cp = 0xFFFD).
+size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp);
+
+inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+namespace detail {
+enum class CharClass : uint8_t { Word, Connector, Separator, Cjk };
+CharClass classify(std::string_view s, size_t i, size_t& len);
+}  // namespace detail
+
+template <typename Sink>
+void Tokenizer::run(std::string_view text, Sink&& sink) {
+  uint32_t pos = 0;
+  size_t i = 0, span_start = std::string_view::npos;
+  uint32_t prev_cjk = 0;
+  size_t prev_cjk_len = 0, prev_cjk_at = 0;
+  while (i < text.size()) {
+    size_t len = 1;
+    detail::CharClass c = detail::classify(text, i, len);
+    if (c == detail::CharClass::Word || c == detail::CharClass::Connector) {
+      if (span_start == std::string_view::npos) span_start = i;
+      prev_cjk = 0;
+    } else {
+      if (span_start != std::string_view::npos) {
+        flush_span(text.substr(span_start, i - span_start), pos, sink);
+        span_start = std::string_view::npos;
+      }
+      if (c == detail::CharClass::Cjk) {
+        uint32_t cp;
+        decode_utf8(text, i, cp);
+        sink(text.substr(i, len), pos, TermKind::CjkUnigram);
+        if (prev_cjk) {
+          std::string_view bigram = text.substr(prev_cjk_at, prev_cjk_len + len);
+          sink(bigram, pos - 1, TermKind::CjkBigram);
+        }
+        ++pos;
+        prev_cjk = cp;
+        prev_cjk_len = len;
+        prev_cjk_at = i;
+      } else {
+        prev_cjk = 0;
+      }
+    }
+    i += len;
+  }
+  if (span_start != std::string_view::npos) flush_span(text.substr(span_start), pos, sink);
+}
+
+void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
+  // Trim connectors at both ends ("path." at a sentence end, "--flag").
+  size_t b = 0, e = span.size();
+  auto is_conn = [&](size_t k) {
+    size_t l;
+    return detail::classify(span, k, l) == detail::CharClass::Connector;
+  };
+  while (b < e && is_conn(b)) ++b;
+  while (e > b && is_conn(e - 1)) --e;
+  if (b >= e) return;
+  span = span.substr(b, e - b);
+
+  const uint32_t first_pos = pos;
+  unsigned words = 0;
+  bool has_connector = false;
+  size_t i = 0;
+  while (i < span.size()) {
+    size_t len = 1;
+    detail::CharClass c = detail::classify(span, i, len);
+    if (c == detail::CharClass::Connector) {
+      has_connector = true;
+      i += len;
+      continue;
+    }
+    size_t w = i;
+    bool has_underscore = false;
+    while (i < span.size()) {
+      c = detail::classify(span, i, len);
+      if (c != detail::CharClass::Word) break;
+      if (span[i] == '_') has_underscore = true;
+      i += len;
+    }
+    std::string_view word = span.substr(w, i - w);
+    ++words;
+    if (word.size() > kMaxWordBytes) {
+      ++pos;
+      continue;
+    }
+    term_.assign(word);
+    for (char& ch : term_) ch = ascii_lower(ch);
+    if (term_.size() > 1 || static_cast<unsigned char>(term_[0]) >= 0x80) sink(std::string_view(term_), pos, TermKind::Word);
+    if (has_underscore) {
+      size_t p = 0;
+      std::string_view t(term_);
+      while (p < t.size()) {
+        size_t q = t.find('_', p);
+        if (q == std::string_view::npos) q = t.size();
+        if (q - p > 1 && !(p == 0 && q == t.size())) sink(t.substr(p, q - p), pos, TermKind::Part);
+        p = q + 1;
+      }
+    }
+    ++pos;
+  }
+  if (has_connector && words >= 2 && span.size() <= kMaxCompoundBytes) {
+    compound_.assign(span);
+    for (char& ch : compound_) ch = ascii_lower(ch);
+    sink(std::string_view(compound_), first_pos, TermKind::Compound);
+  }
+}
+
+}  // namespace osearch

@@ -1,0 +1,111 @@
+#include "ingest/claude_layout.h"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+namespace osearch {
+namespace fs = std::filesystem;
+namespace {
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+bool fill_stat(SourceFile& f) {
+  struct stat st {};
+  if (::stat(f.path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  f.dev = static_cast<uint64_t>(st.st_dev);
+  f.ino = static_cast<uint64_t>(st.st_ino);
+  f.size = static_cast<uint64_t>(st.st_size);
+  f.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  return true;
+}
+
+// "agent-abc.jsonl" -> "abc"
+std::string agent_id_of(std::string_view file_name) {
+  std::string_view stem = file_name.substr(0, file_name.size() - 6);
+  if (stem.substr(0, 6) == "agent-") stem.remove_prefix(6);
+  return std::string(stem);
+}
+
+std::vector<fs::directory_entry> list_dir(const fs::path& dir, std::vector<std::string>& errors) {
+  std::vector<fs::directory_entry> out;
+  std::error_code ec;
+  fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  if (ec) {
+    if (ec != std::errc::no_such_file_or_directory) errors.push_back(dir.string() + ": " + ec.message());
+    return out;
+  }
+  for (const auto& e : it) out.push_back(e);
+  return out;
+}
+
+void add_agent_files(const fs::path& dir, const SourceFile& proto, SourceKind kind, std::vector<SourceFile>& out,
+                     std::vector<std::string>& errors) {
+  for (const auto& e : list_dir(dir, errors)) {
+    std::string name = e.path().filename().string();
+    std::error_code ec;
+    if (!e.is_regular_file(ec) || !ends_with(name, ".jsonl")) continue;
+    SourceFile f = proto;
+    f.kind = kind;
+    f.path = e.path().string();
+    f.agent_id = agent_id_of(name);
+    if (fill_stat(f)) out.push_back(std::move(f));
+  }
+}
+
+}  // namespace
+
+std::string subagent_meta_path(const std::string& transcript_path) {
+  std::string p = transcript_path;
+  if (ends_with(p, ".jsonl")) p.resize(p.size() - 6);
+  return p + ".meta.json";
+}
+
+DiscoveryResult discover_claude(const std::string& root) {
+  DiscoveryResult r;
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) return r;
+  for (const auto& project : list_dir(root, r.errors)) {
+    if (!project.is_directory(ec)) continue;
+    SourceFile proto;
+    proto.project = project.path().filename().string();
+    for (const auto& e : list_dir(project.path(), r.errors)) {
+      std::string name = e.path().filename().string();
+      if (e.is_regular_file(ec) && ends_with(name, ".jsonl")) {
+        SourceFile f = proto;
+        f.path = e.path().string();
+        if (name.rfind("agent-", 0) == 0) {
+          f.kind = SourceKind::ClaudeRootAgent;
+          f.agent_id = agent_id_of(name);
+        } else {
+          f.kind = SourceKind::ClaudeMain;
+          f.session_id = name.substr(0, name.size() - 6);
+        }
+        if (fill_stat(f)) r.files.push_back(std::move(f));
+      } else if (e.is_directory(ec)) {
+        SourceFile sub = proto;
+        sub.session_id = name;
+        fs::path subagents = e.path() / "subagents";
+        if (!fs::is_directory(subagents, ec)) continue;
+        add_agent_files(subagents, sub, SourceKind::ClaudeNestedAgent, r.files, r.errors);
+        fs::path workflows = subagents / "workflows";
+        if (!fs::is_directory(workflows, ec)) continue;
+        for (const auto& run : list_dir(workflows, r.errors)) {
+          if (!run.is_directory(ec)) continue;
+          SourceFile wf = sub;
+          wf.workflow_run = run.path().filename().string();
+          add_agent_files(run.path(), wf, SourceKind::ClaudeWorkflowAgent, r.files, r.errors);
+        }
+      }
+    }
+  }
+  std::sort(r.files.begin(), r.files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
+  return r;
+}
+
+}  // namespace osearch

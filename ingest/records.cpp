@@ -1,0 +1,34 @@
+#include "ingest/records.h"
+
+#include <array>
+#include <string_view>
+
+namespace osearch {
+namespace {
+constexpr std::array<const char*, 4> kRoles{"user", "assistant", "tool", "system"};
+constexpr std::array<const char*, 7> kTypes{"text", "thinking", "tool_use", "tool_result", "command", "summary",
+                                            "unknown"};
+}  // namespace
+
+const char* role_name(Role r) { return kRoles[static_cast<size_t>(r)]; }
+const char* content_type_name(ContentType t) { return kTypes[static_cast<size_t>(t)]; }
+
+bool parse_role(std::string_view s, Role& out) {
+  for (size_t i = 0; i < kRoles.size(); ++i)
+    if (s == kRoles[i]) {
+      out = static_cast<Role>(i);
+      return true;
+    }
+  return false;
+}
+
+bool parse_content_type(std::string_view s, ContentType& out) {
+  for (size_t i = 0; i < kTypes.size(); ++i)
+    if (s == kTypes[i]) {
+      out = static_cast<ContentType>(i);
+      return true;
+    }
+  return false;
+}
+
+}  // namespace osearch

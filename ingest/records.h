@@ -1,0 +1,91 @@
+// Normalized records produced by the agent adapters (ingest/<agent>.cpp) and stored by engine/store.
+// Every adapter, whatever the source format, speaks only these types.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace osearch {
+
+enum class Role : uint8_t { User, Assistant, Tool, System };
+enum class ContentType : uint8_t { Text, Thinking, ToolUse, ToolResult, Command, Summary, Unknown };
+
+const char* role_name(Role r);
+const char* content_type_name(ContentType t);
+bool parse_role(std::string_view s, Role& out);
+bool parse_content_type(std::string_view s, ContentType& out);
+
+struct TokenUsage {
+  int64_t input = 0;
+  int64_t output = 0;
+  int64_t cache_creation = 0;
+  int64_t cache_read = 0;
+  bool any() const { return input || output || cache_creation || cache_read; }
+  void add(const TokenUsage& o) {
+    input += o.input;
+    output += o.output;
+    cache_creation += o.cache_creation;
+    cache_read += o.cache_read;
+  }
+};
+
+struct ToolCall {
+  std::string id;  // toolu_…
+  std::string name;
+  std::string input_json;
+  std::string file_path;  // Read/Edit/Write/MultiEdit/NotebookEdit/Grep/Glob target, if any
+};
+
+struct ToolResult {
+  std::string tool_use_id;
+  std::string file_path;  // from toolUseResult.filePath / file.filePath
+  bool is_error = false;
+};
+
+// One user/assistant line (a streamed assistant chunk is its own message, as in the source).
+struct Message {
+  std::string uuid;
+  std::string type;  // "user" | "assistant"
+  std::string parent_uuid;
+  std::string logical_parent_uuid;
+  int64_t timestamp_ms = 0;
+  Role role = Role::User;
+  ContentType content_type = ContentType::Unknown;
+  bool is_meta = false;
+  bool is_sidechain = false;
+  std::string model;
+  std::string agent_id;
+  std::string api_message_id;  // message.id: streamed chunks share it and their usage
+  TokenUsage usage;            // as written on the line; the store counts it once per api_message_id
+  std::string cwd;
+  std::string git_branch;
+  std::string version;
+  std::string skill;
+  std::string text;  // full decoded searchable text (never image bytes)
+  std::vector<ToolCall> tool_calls;
+  std::vector<ToolResult> tool_results;
+  // Subagent facts carried by a Task/Agent tool result (toolUseResult.agentId …).
+  std::string spawned_agent_id;
+  int64_t spawned_duration_ms = 0;
+  int64_t spawned_total_tokens = 0;
+};
+
+// Session-level facts that are not messages.
+struct SessionFact {
+  enum class Kind : uint8_t { CustomTitle, AiTitle, Summary, LastPrompt, TurnDuration, AwaySummary };
+  Kind kind;
+  std::string text;       // title / summary / prompt
+  std::string ref_uuid;   // leafUuid for Summary, parentUuid for TurnDuration
+  int64_t value = 0;      // durationMs for TurnDuration
+};
+
+// What one JSONL line yielded.
+struct LineRecords {
+  bool is_message = false;
+  Message message;
+  std::vector<SessionFact> facts;
+  std::string session_id_field;  // the line's sessionId (root agent files attach by it)
+};
+
+}  // namespace osearch
