@@ -13,7 +13,7 @@ skipped) in which, per copy "round":
     replacement is a keyed hash of (seed, round, old id), so every reference within a
     round stays consistent across the lines *and* the files of that round
     (parentUuid, leafUuid, tool_use_id, sourceToolAssistantUUID, agentId, file names...);
-  * ISO timestamps (2026-01-21T01:09:01.581Z) are shifted by a per-session offset;
+  * ISO timestamps (2026-01-21T01:09:01.581Z) are shifted by a per-project (per round) offset;
   * the project root (cwd) is moved to one of 50..200 synthetic projects, and the slug
     directory and every occurrence of the root path are changed to match;
   * a few words of user/assistant text and thinking blocks are swapped for words drawn
@@ -54,6 +54,7 @@ DASH_RE = re.compile(
 PID_RES = [re.compile(r"toolu_[A-Za-z0-9_]{10,}"), re.compile(r"msg_[A-Za-z0-9]{10,}"),
            re.compile(r"req_[A-Za-z0-9]{10,}")]
 AGENT_RE = re.compile(r'agent(?:Id\\?"\s*:\s*\\?"|-|Id: )(?P<id>[A-Za-z0-9_-]+)')
+AGENT_FIELD_RE = re.compile(r'"agentId\\?"\s*:\s*\\?"([A-Za-z0-9_-]+)')
 HEXCH = frozenset("0123456789abcdef")
 WORD_RE = re.compile(r"(?<![\w\\/.$@#-])[A-Za-z][a-z]{2,15}(?![\w/.(-])")
 VOCAB_WORD_RE = re.compile(r"(?<![\w\\/.$@#-])[a-z]{3,15}(?![\w/.(-])")
@@ -180,6 +181,7 @@ def scan_source(source):
                     text = raw.decode("utf-8")
                 except UnicodeDecodeError:
                     text = raw.decode("utf-8", "replace")
+                agent_ids.update(AGENT_FIELD_RE.findall(text))
                 lines, reword = [], []
                 for line in text.split("\n"):
                     if not line.strip():
@@ -191,8 +193,6 @@ def scan_source(source):
                         if isinstance(obj, dict):
                             if isinstance(obj.get("cwd"), str):
                                 cwds[obj["cwd"]] += 1
-                            if isinstance(obj.get("agentId"), str):
-                                agent_ids.add(obj["agentId"])
                             if f.group is None and isinstance(obj.get("sessionId"), str):
                                 f.group = obj["sessionId"]
                             if pr and obj.get("type") in ("user", "assistant") and not obj.get("isMeta"):
@@ -324,8 +324,9 @@ def copy_file(task):
     f = files[idx]
     mapper = Mapper(seed, rnd)
     rng = random.Random(hkey("reword", seed, rnd, f.project, f.rel))
-    # time offset shared by a session and its subagents
-    tr = random.Random(hkey("time", seed, rnd, f.project, f.group))
+    # time offset shared by all files of one source project in one round (sessions, their
+    # subagents and resumed sessions keep their relative order and spacing)
+    tr = random.Random(hkey("time", seed, rnd, f.project))
     offset = timedelta(seconds=tr.randrange(-420 * 86400, 5 * 86400))
     # target project shared by the files of one source project in one round
     pr = random.Random(hkey("proj", seed, rnd, f.project))

@@ -1,6 +1,66 @@
+// `keyword`, `content` and `list`: refresh (unless --no-refresh), open the index, run, print.
+#include <chrono>
+
 #include "cli/commands.h"
+#include "cli/printers.h"
+#include "engine/search.h"
+
 namespace osearch {
-int cmd_keyword(const Context&, const SearchArgs&) { return 1; }
-int cmd_content(const Context&, const SearchArgs&) { return 1; }
-int cmd_list(const Context&, const SearchArgs&) { return 1; }
+namespace {
+
+int64_t now_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
+
+std::string join(const std::vector<std::string>& words) {
+  std::string q;
+  for (const auto& w : words) q += (q.empty() ? "" : " ") + w;
+  return q;
+}
+
+template <typename Run>
+int run_query(const Context& ctx, const SearchArgs& args, size_t default_limit, Run&& run) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Filters filters = parse_filters(args.filters, now_ms(), default_limit);  // bad input fails before any work
+  bool stale = false;
+  uint64_t refreshed = refresh_before_query(ctx, stale);
+  IndexReader reader(ctx.index_dir);
+  QueryResult r = run(reader, filters);
+  r.counts = reader.counts();
+  r.refreshed_files = refreshed;
+  r.stale = stale;
+  r.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  print_result(ctx, r);
+  return 0;
+}
+
+}  // namespace
+
+int cmd_keyword(const Context& ctx, const SearchArgs& args) {
+  KeywordOptions o;
+  o.by_message = args.by == "message";
+  o.sort = args.sort;
+  o.snippet_chars = args.snippet_chars;
+  std::string query = join(args.words);
+  return run_query(ctx, args, 20, [&](IndexReader& r, const Filters& f) { return run_keyword(r, query, f, o); });
+}
+
+int cmd_content(const Context& ctx, const SearchArgs& args) {
+  ContentOptions o;
+  o.patterns = args.patterns;
+  o.patterns.insert(o.patterns.end(), args.words.begin(), args.words.end());
+  o.fixed = args.fixed;
+  o.ignore_case = args.ignore_case;
+  o.word = args.word;
+  o.by_message = args.by == "message";
+  o.snippet_chars = args.snippet_chars;
+  if (o.patterns.empty()) throw UsageError("usage", "content needs a PATTERN (or -e PATTERN)");
+  return run_query(ctx, args, 20, [&](IndexReader& r, const Filters& f) { return run_content(r, f, o); });
+}
+
+int cmd_list(const Context& ctx, const SearchArgs& args) {
+  return run_query(ctx, args, 50, [&](IndexReader& r, const Filters& f) { return run_list(r, f); });
+}
+
+}  // namespace osearch

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "engine/store.h"
@@ -101,7 +102,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     // Use the --format given so far, if any, for the JSON error.
     Context fallback;
-    fallback.format = g.format == "json" || g.format == "jsonl" ? Format::Json : Format::Text;
+    if (g.format.empty())
+      fallback.format = ::isatty(STDOUT_FILENO) ? Format::Text : Format::Json;
+    else
+      fallback.format = g.format == "text" ? Format::Text : Format::Json;
     report_error(&fallback, "usage", e.what());
     return 2;
   } catch (const BadInput& e) {

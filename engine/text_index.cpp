@@ -63,7 +63,9 @@ void TextIndexWriter::index_text(Xapian::Document& doc, std::string_view text, b
 void TextIndexWriter::add_message(const MessageRec& m, std::string_view text, const SessionRec& s,
                                   const std::vector<std::string>& tool_names) {
   Xapian::Document doc;
-  index_text(doc, text, wants_positions(m));
+  const bool positions = wants_positions(m);
+  index_text(doc, text, positions);
+  if (!positions) doc.add_boolean_term(std::string(prefix::kNoPositions));
   std::string uid = unique_term(m.session_id, m.uuid);
   doc.add_boolean_term(uid);
   doc.add_boolean_term(boolean_term(prefix::kSession, m.session_id));

@@ -27,6 +27,7 @@ inline constexpr std::string_view kModel = "XM";
 inline constexpr std::string_view kBranch = "XB";
 inline constexpr std::string_view kHidden = "XHIDDEN";  // meta or command: hidden unless --include-meta
 inline constexpr std::string_view kTitleDoc = "XTITLE";
+inline constexpr std::string_view kNoPositions = "XNOPOS";  // indexed without positions (tool I/O, thinking)
 }  // namespace prefix
 
 inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms)

@@ -1,0 +1,60 @@
+#include <cstdio>
+
+#include "cli/printers.h"
+#include "engine/snippet.h"
+#include "ingest/timeutil.h"
+
+namespace osearch {
+namespace {
+
+constexpr const char* kBold = "\033[1m";
+constexpr const char* kDim = "\033[2m";
+constexpr const char* kMatch = "\033[1;31m";
+constexpr const char* kReset = "\033[0m";
+
+std::string highlight(const std::string& snippet, const std::vector<std::string>& terms, bool color) {
+  if (!color || terms.empty()) return snippet;
+  std::vector<std::string> lowered;
+  for (auto t : terms) {
+    for (char& c : t) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    lowered.push_back(t);
+  }
+  std::string out;
+  size_t pos = 0;
+  for (auto [b, e] : find_highlights(snippet, lowered)) {
+    out.append(snippet, pos, b - pos);
+    out.append(kMatch);
+    out.append(snippet, b, e - b);
+    out.append(kReset);
+    pos = e;
+  }
+  out.append(snippet, pos, std::string::npos);
+  return out;
+}
+
+}  // namespace
+
+void print_text(const QueryResult& r, bool color) {
+  const char* bold = color ? kBold : "";
+  const char* dim = color ? kDim : "";
+  const char* reset = color ? kReset : "";
+  for (const auto& h : r.hits) {
+    const SessionRec& s = h.session;
+    std::string title = s.title().empty() ? "(untitled)" : s.title();
+    std::string when = format_iso8601_ms(h.message ? h.message->timestamp_ms : s.ended_at);
+    std::printf("%s%s%s\n", bold, title.c_str(), reset);
+    std::printf("%s%s · %s · %s", dim, s.project.c_str(), when.c_str(), s.id.c_str());
+    if (r.action == "list")
+      std::printf(" · %llu messages", (unsigned long long)s.message_count);
+    else
+      std::printf(" · %llu match%s", (unsigned long long)h.match_count, h.match_count == 1 ? "" : "es");
+    if (s.source_deleted) std::printf(" · source deleted");
+    std::printf("%s\n", reset);
+    if (!h.snippet.empty()) std::printf("  %s\n", highlight(h.snippet, h.matched_terms, color).c_str());
+    std::printf("  %s%s%s\n\n", dim, resume_hint(s).c_str(), reset);
+  }
+  std::printf("%s%llu of %llu %s · %.1f ms%s%s\n", dim, (unsigned long long)r.hits.size(), (unsigned long long)r.total,
+              r.action == "list" ? "sessions" : "results", r.took_ms, r.stale ? " · index busy, may be stale" : "", reset);
+}
+
+}  // namespace osearch

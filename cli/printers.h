@@ -1,0 +1,29 @@
+// Output sinks: JSON, JSON Lines and text are peers that receive the same QueryResult.
+#pragma once
+
+#include <string>
+
+#include "cli/json_writer.h"
+#include "cli/options.h"
+#include "engine/query.h"
+
+namespace osearch {
+
+void print_json(const QueryResult& r);
+void print_jsonl(const QueryResult& r);
+void print_text(const QueryResult& r, bool color);
+
+inline void print_result(const Context& ctx, const QueryResult& r) {
+  switch (ctx.format) {
+    case Format::Json: print_json(r); break;
+    case Format::Jsonl: print_jsonl(r); break;
+    case Format::Text: print_text(r, ctx.stdout_tty); break;
+  }
+}
+
+// Fields shared by every printer.
+std::string resume_hint(const SessionRec& s);
+std::string hit_cwd(const Hit& h);
+std::string session_summary(const SessionRec& s);
+
+}  // namespace osearch

@@ -1,0 +1,153 @@
+// `keyword`: BM25 over the Xapian index, one hit per session unless --by message.
+#include <map>
+
+#include "engine/query_parser.h"
+#include "engine/search.h"
+#include "engine/snippet.h"
+#include "engine/text_index.h"
+
+namespace osearch {
+namespace {
+
+class SessionDecider : public Xapian::MatchDecider {
+ public:
+  explicit SessionDecider(const SessionScope& scope) : scope_(scope) {}
+  bool operator()(const Xapian::Document& doc) const override { return scope_.allows(doc.get_value(kSlotSession)); }
+
+ private:
+  const SessionScope& scope_;
+};
+
+Xapian::Query or_terms(std::string_view pfx, const std::vector<std::string>& values) {
+  std::vector<Xapian::Query> qs;
+  for (const auto& v : values) qs.emplace_back(boolean_term(pfx, v));
+  if (qs.size() == 1) return qs[0];
+  return Xapian::Query(Xapian::Query::OP_OR, qs.begin(), qs.end());
+}
+
+// Message-level filters as boolean terms and a value range, so Xapian applies them while matching.
+Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
+  std::vector<Xapian::Query> filters;
+  if (!f.roles.empty()) {
+    std::vector<std::string> names;
+    for (Role r : f.roles) names.emplace_back(role_name(r));
+    filters.push_back(or_terms(prefix::kRole, names));
+  }
+  if (!f.types.empty()) {
+    std::vector<std::string> names;
+    for (ContentType t : f.types) names.emplace_back(content_type_name(t));
+    filters.push_back(or_terms(prefix::kType, names));
+  }
+  if (!f.tools.empty()) filters.push_back(or_terms(prefix::kTool, f.tools));
+  if (!f.branches.empty()) filters.push_back(or_terms(prefix::kBranch, f.branches));
+  if (f.since_ms || f.until_ms) {
+    std::string lo = time_value(f.since_ms.value_or(INT64_MIN));
+    std::string hi = time_value(f.until_ms ? *f.until_ms - 1 : INT64_MAX);
+    filters.emplace_back(Xapian::Query::OP_VALUE_RANGE, kSlotTime, lo, hi);
+  }
+  for (auto& flt : filters) q = Xapian::Query(Xapian::Query::OP_FILTER, q, flt);
+  if (!f.include_meta) {
+    Xapian::Query hidden{std::string(prefix::kHidden)};
+    if (!f.types.empty()) {
+      // An explicitly requested type (command, summary) is shown even though it is hidden by default.
+      std::vector<std::string> names;
+      for (ContentType t : f.types) names.emplace_back(content_type_name(t));
+      hidden = Xapian::Query(Xapian::Query::OP_AND_NOT, hidden, or_terms(prefix::kType, names));
+    }
+    q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, hidden);
+  }
+  return q;
+}
+
+std::vector<std::string> matched_terms(const Xapian::Enquire& enq, Xapian::docid id) {
+  std::vector<std::string> out;
+  for (auto it = enq.get_matching_terms_begin(id); it != enq.get_matching_terms_end(id); ++it) {
+    std::string t = *it;
+    if (!t.empty() && (t[0] < 'A' || t[0] > 'Z')) out.push_back(t);  // skip boolean prefixes
+  }
+  return out;
+}
+
+QueryResult search_once(IndexReader& reader, const std::string& query, const Filters& f, const KeywordOptions& o) {
+  QueryResult result;
+  result.action = "keyword";
+  result.query = query;
+  Xapian::Database& db = reader.xapian();
+  ParsedQuery parsed = parse_keyword_query(query, db);
+  Xapian::Query q = apply_filters(parsed.query, f);
+
+  Xapian::Enquire enq(db);
+  enq.set_query(q);
+  if (!o.by_message) enq.set_collapse_key(kSlotSession);
+  if (o.sort == "newest")
+    enq.set_sort_by_value_then_relevance(kSlotTime, true);
+  else if (o.sort == "oldest")
+    enq.set_sort_by_value_then_relevance(kSlotTime, false);
+  SessionScope scope(reader, f);
+  SessionDecider decider(scope);
+  const Xapian::MatchDecider* md = scope.active() ? &decider : nullptr;
+  Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
+                                   static_cast<Xapian::doccount>(f.offset + f.limit + 1000), nullptr, md);
+  result.total = mset.get_matches_estimated();
+
+  std::map<std::string, SessionRec> sessions;
+  for (auto it = mset.begin(); it != mset.end(); ++it) {
+    Xapian::Document doc = it.get_document();
+    std::string sid = doc.get_value(kSlotSession);
+    std::string key = doc.get_value(kSlotKey);
+    auto sit = sessions.find(sid);
+    if (sit == sessions.end()) {
+      auto s = reader.session(sid);
+      if (!s) continue;  // dropped after this Xapian revision: not an answer any more
+      sit = sessions.emplace(sid, std::move(*s)).first;
+    }
+    Hit hit;
+    hit.session = sit->second;
+    hit.score = it.get_weight();
+    hit.matched_terms = matched_terms(enq, *it);
+    std::vector<std::string> snippet_terms = hit.matched_terms.empty() ? parsed.positive_terms : hit.matched_terms;
+    std::string_view text;
+    std::string title;
+    if (!key.empty()) {
+      hit.message = reader.message(key);
+      if (!hit.message) continue;
+      text = reader.message_text(*hit.message);
+    } else {
+      title = hit.session.title();
+      text = title;
+    }
+    size_t b = 0, e = 0;
+    if (!find_first_term(text, snippet_terms, b, e)) b = e = 0;
+    hit.snippet = make_snippet(text, b, e, o.snippet_chars);
+    if (o.by_message) {
+      hit.match_count = 1;
+    } else {
+      // Exact count of matching messages in this session (title docs excluded).
+      Xapian::Query in_session(Xapian::Query::OP_FILTER, q, Xapian::Query(boolean_term(prefix::kSession, sid)));
+      in_session = Xapian::Query(Xapian::Query::OP_AND_NOT, in_session, Xapian::Query(std::string(prefix::kTitleDoc)));
+      Xapian::Enquire count(db);
+      count.set_query(in_session);
+      count.set_weighting_scheme(Xapian::BoolWeight());
+      Xapian::MSet m = count.get_mset(0, 0, db.get_doccount());
+      hit.match_count = m.get_matches_estimated();
+    }
+    result.hits.push_back(std::move(hit));
+  }
+  return result;
+}
+
+}  // namespace
+
+QueryResult run_keyword(IndexReader& reader, const std::string& query, const Filters& f, const KeywordOptions& o) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return search_once(reader, query, f, o);
+    } catch (const Xapian::DatabaseModifiedError&) {
+      // A writer recycled blocks of our revision: reopen and rerun the whole query.
+      if (attempt >= 3) throw;
+      reader.xapian().reopen();
+    }
+  }
+}
+
+}  // namespace osearch

@@ -1,0 +1,221 @@
+#include "engine/query_parser.h"
+
+#include <map>
+
+#include "engine/query.h"
+#include "engine/text_index.h"
+#include "engine/tokenizer.h"
+
+namespace osearch {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
+
+Xapian::Query and_all(const std::vector<Xapian::Query>& qs) {
+  if (qs.empty()) return Xapian::Query();
+  if (qs.size() == 1) return qs[0];
+  return Xapian::Query(Xapian::Query::OP_AND, qs.begin(), qs.end());
+}
+
+Xapian::Query or_all(const std::vector<Xapian::Query>& qs) {
+  if (qs.empty()) return Xapian::Query::MatchNothing;
+  if (qs.size() == 1) return qs[0];
+  return Xapian::Query(Xapian::Query::OP_OR, qs.begin(), qs.end());
+}
+
+// project: and model: match as case-insensitive substrings of the indexed values.
+Xapian::Query substring_terms(const Xapian::Database& db, std::string_view pfx, const std::string& needle) {
+  std::vector<Xapian::Query> qs;
+  std::string p(pfx);
+  for (auto it = db.allterms_begin(p); it != db.allterms_end(p); ++it) {
+    std::string term = *it;
+    if (term.find(needle, p.size()) != std::string::npos) qs.emplace_back(term);
+  }
+  return or_all(qs);
+}
+
+struct Clause {
+  Xapian::Query query;
+  std::string field;  // empty for free text
+};
+
+class Parser {
+ public:
+  Parser(const Xapian::Database& db, ParsedQuery& out) : db_(db), out_(out) {}
+
+  Clause clause(const std::string& tok) {
+    if (tok.size() >= 2 && tok.front() == '"') return {phrase(tok), ""};
+    if (auto colon = tok.find(':'); colon != std::string::npos && colon > 0 && colon + 1 < tok.size()) {
+      std::string field = lower(tok.substr(0, colon));
+      std::string value = tok.substr(colon + 1);
+      if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+      if (Xapian::Query q; field_query(field, value, q)) return {q, field};
+    }
+    if (tok.size() > 1 && tok.back() == '*') {
+      std::string stem = lower(tok.substr(0, tok.size() - 1));
+      while (!stem.empty() && stem.back() == '*') stem.pop_back();
+      if (!stem.empty()) {
+        out_.positive_terms.push_back(stem);
+        out_.has_free_text = true;
+        return {Xapian::Query(Xapian::Query::OP_WILDCARD, stem, 256, Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT), ""};
+      }
+    }
+    return {words(tok), ""};
+  }
+
+ private:
+  bool field_query(const std::string& field, const std::string& value, Xapian::Query& q) {
+    std::string v = lower(value);
+    if (field == "project") {
+      q = substring_terms(db_, prefix::kProject, v);
+    } else if (field == "model") {
+      q = substring_terms(db_, prefix::kModel, v);
+    } else if (field == "session") {
+      q = Xapian::Query(Xapian::Query::OP_WILDCARD, boolean_term(prefix::kSession, v));
+    } else if (field == "role") {
+      q = Xapian::Query(boolean_term(prefix::kRole, v));
+    } else if (field == "tool") {
+      q = Xapian::Query(boolean_term(prefix::kTool, v));
+    } else if (field == "branch") {
+      q = Xapian::Query(boolean_term(prefix::kBranch, v));
+    } else if (field == "agent") {
+      q = Xapian::Query(boolean_term(prefix::kAgent, v));
+    } else if (field == "type") {
+      q = Xapian::Query(boolean_term(prefix::kType, v));
+    } else {
+      return false;  // "http://…", "C:\…": not a field, treat as text
+    }
+    return true;
+  }
+
+  // Free text: identifiers (compounds) are looked up whole; otherwise all words must match.
+  // CJK runs use their bigrams (a single character uses its unigram).
+  Xapian::Query words(const std::string& tok) {
+    std::vector<std::string> compounds, plain, bigrams, unigrams;
+    tokenizer_.run(tok, [&](std::string_view t, uint32_t, TermKind kind) {
+      switch (kind) {
+        case TermKind::Compound: compounds.emplace_back(t); break;
+        case TermKind::Word: plain.emplace_back(t); break;
+        case TermKind::CjkBigram: bigrams.emplace_back(t); break;
+        case TermKind::CjkUnigram: unigrams.emplace_back(t); break;
+        case TermKind::Part: break;
+      }
+    });
+    std::vector<std::string> terms = compounds.empty() ? plain : compounds;
+    if (compounds.empty()) {
+      auto& cjk = bigrams.empty() ? unigrams : bigrams;
+      terms.insert(terms.end(), cjk.begin(), cjk.end());
+    }
+    std::vector<Xapian::Query> qs;
+    for (const auto& t : terms) {
+      qs.emplace_back(t);
+      out_.positive_terms.push_back(t);
+    }
+    if (!qs.empty()) out_.has_free_text = true;
+    return and_all(qs);
+  }
+
+  // Positions exist for prose only; elsewhere a phrase degrades to "all its words".
+  Xapian::Query phrase(const std::string& tok) {
+    std::string inner = tok.substr(1, tok.back() == '"' ? tok.size() - 2 : tok.size() - 1);
+    std::vector<std::string> terms;
+    tokenizer_.run(inner, [&](std::string_view t, uint32_t, TermKind kind) {
+      if (kind == TermKind::Word || kind == TermKind::CjkUnigram) terms.emplace_back(t);
+    });
+    if (terms.empty()) return Xapian::Query();
+    std::vector<Xapian::Query> qs;
+    for (const auto& t : terms) {
+      qs.emplace_back(t);
+      out_.positive_terms.push_back(t);
+    }
+    out_.has_free_text = true;
+    if (qs.size() == 1) return qs[0];
+    Xapian::Query exact(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), static_cast<Xapian::termcount>(qs.size()));
+    Xapian::Query loose(Xapian::Query::OP_FILTER, and_all(qs), Xapian::Query(std::string(prefix::kNoPositions)));
+    return Xapian::Query(Xapian::Query::OP_OR, exact, loose);
+  }
+
+  const Xapian::Database& db_;
+  ParsedQuery& out_;
+  Tokenizer tokenizer_;
+};
+
+}  // namespace
+
+std::vector<std::string> split_query_tokens(const std::string& text) {
+  std::vector<std::string> toks;
+  std::string cur;
+  bool in_quote = false;
+  for (char c : text) {
+    if (c == '"') {
+      cur.push_back(c);
+      if (in_quote) {
+        toks.push_back(cur);
+        cur.clear();
+      }
+      in_quote = !in_quote;
+    } else if (!in_quote && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+      if (!cur.empty()) toks.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) toks.push_back(cur);
+  return toks;
+}
+
+ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database& db) {
+  ParsedQuery out;
+  Parser parser(db, out);
+  std::vector<Xapian::Query> musts, nots;
+  std::map<std::string, std::vector<Xapian::Query>> filters;  // OR within a field, AND across fields
+  bool pending_or = false, pending_not = false;
+  for (std::string tok : split_query_tokens(text)) {
+    if (tok == "OR" || tok == "|") {
+      pending_or = !musts.empty();
+      continue;
+    }
+    if (tok == "AND" || tok == "&&") continue;
+    if (tok == "NOT") {
+      pending_not = true;
+      continue;
+    }
+    bool neg = pending_not;
+    pending_not = false;
+    if (tok.size() > 1 && tok[0] == '-') {
+      neg = true;
+      tok.erase(0, 1);
+    }
+    size_t before = out.positive_terms.size();
+    Clause c = parser.clause(tok);
+    if (neg) out.positive_terms.resize(before);  // a negated word is never "matched"
+    if (c.query.empty()) continue;
+    if (neg) {
+      nots.push_back(c.query);
+    } else if (!c.field.empty()) {
+      filters[c.field].push_back(c.query);
+    } else if (pending_or) {
+      musts.back() = Xapian::Query(Xapian::Query::OP_OR, musts.back(), c.query);
+    } else {
+      musts.push_back(c.query);
+    }
+    pending_or = false;
+  }
+  if (musts.empty() && filters.empty() && nots.empty()) throw BadInput("usage", "empty query: give at least one word");
+  Xapian::Query q = musts.empty() ? Xapian::Query::MatchAll : and_all(musts);
+  if (!filters.empty()) {
+    std::vector<Xapian::Query> groups;
+    for (auto& [field, qs] : filters) groups.push_back(or_all(qs));
+    q = Xapian::Query(Xapian::Query::OP_FILTER, q, and_all(groups));
+  }
+  if (!nots.empty()) q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, or_all(nots));
+  out.query = q;
+  return out;
+}
+
+}  // namespace osearch
