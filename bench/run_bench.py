@@ -273,7 +273,7 @@ def sample_prose(corpus, max_bytes, seed):
     return msgs
 
 
-WORD = re.compile(r"(?<![\w./-])[a-z]{4,14}(?![\w/-])")
+WORD = re.compile(r"(?<![\w./-])[a-z]{4,14}(?![\w/'’-])")
 CAMEL = re.compile(r"\b[a-z]{3,}[A-Z][a-z]+[A-Za-z]*\b")
 
 

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <filesystem>
 #include <set>
 
 #include "engine/codec.h"
+#include "engine/trace.h"
 #include "engine/ingest_batch.h"
 #include "engine/store.h"
 #include "engine/text_index.h"
@@ -79,13 +81,46 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
   return paths;
 }
 
+XapianLayout read_layout(const LmdbTxn& txn, const Dbis& db) {
+  XapianLayout layout;
+  layout.generation = Store::meta_u64(txn, db, meta_key::kXapianGeneration);
+  if (auto v = txn.get(db.meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
+  return layout;
+}
+
+void write_layout(Store& store, const XapianLayout& layout) {
+  LmdbTxn txn(store.env(), false);
+  Store::put_meta_u64(txn, store.db(), meta_key::kXapianGeneration, layout.generation);
+  txn.put(store.db().meta, meta_key::kXapianShards, layout.encode_shards());
+  txn.commit();
+}
+
+// `index --full`: every derived record goes in one transaction, and the text index starts over in a
+// generation no directory uses yet (the old one is removed once nothing references it).
 void clear_derived(Store& store) {
   const Dbis& db = store.db();
+  uint64_t next_gen = 0;
+  {
+    LmdbTxn r(store.env(), true);
+    next_gen = read_layout(r, db).generation + 1;
+  }
+  while (std::filesystem::exists(store.dir() + "/xapian-" + std::to_string(next_gen))) ++next_gen;
   LmdbTxn txn(store.env(), false);
   for (MDB_dbi dbi : {db.meta, db.files, db.sessions, db.messages, db.msg_uuid, db.tool_calls, db.tool_results,
                       db.tc_by_path, db.sess_by_time, db.usage_seen, db.leaf_summary, db.subagents, db.session_files})
     mdb_drop(txn.get(), dbi, 0);  // memories are user data: never dropped
+  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next_gen);
   txn.commit();
+}
+
+// Folds listed shards into a new main database; LMDB switches to it in one commit.
+void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout) {
+  if (layout.shards.empty()) return;
+  PhaseTimer timer("compact");
+  layout = xapian.compact(layout);
+  timer.mark("xapian compact");
+  write_layout(store, layout);
+  TextIndexWriter::remove_unreferenced(store.dir(), layout);
 }
 
 bool under_root(const std::string& path, const std::vector<SourceRoot>& roots) {
@@ -112,22 +147,24 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   if (options.full) clear_derived(store);
 
   uint64_t text_bytes, text_entries;
-  bool no_files;
+  XapianLayout layout;
   std::map<std::string, FileState> states;
   {
     LmdbTxn r(store.env(), true);
     text_bytes = Store::meta_u64(r, db, meta_key::kTextBytes);
     text_entries = Store::meta_u64(r, db, meta_key::kTextEntries);
-    no_files = Store::entries(r, db.files) == 0;
+    layout = read_layout(r, db);
     LmdbCursor cur(r, db.files);
     for (bool ok = cur.first(); ok; ok = cur.next())
       if (auto st = FileState::decode(cur.key(), cur.value())) states.emplace(st->path, std::move(*st));
   }
   TextLogWriter log;
   log.open(index_dir, text_bytes, text_entries);
-  TextIndexWriter xapian(store.xapian_path());
-  // No file was ever committed to LMDB, so any Xapian document is a leftover (an interrupted --full).
-  if (no_files && xapian.doc_count() > 0) xapian.reset();
+  // Databases LMDB does not name are leftovers of a crash (or an old generation): drop them, then
+  // finish a bulk load a crash interrupted before its compaction.
+  TextIndexWriter::remove_unreferenced(index_dir, layout);
+  TextIndexWriter xapian(index_dir, layout);
+  compact_shards(store, xapian, layout);
 
   std::vector<SourceFile> files;
   for (const auto& root : roots) {
@@ -137,7 +174,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     for (auto& f : d.files) files.push_back(std::move(f));
   }
 
-  IngestBatch batch(store, log, xapian);
+  IngestBatch batch(store, log, xapian, layout);
   std::vector<WorkItem> work;
   std::set<std::string> drop;
   std::set<std::string> discovered;
@@ -225,6 +262,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     if (options.progress) options.progress(progress);
   }
   batch.flush();
+  compact_shards(store, xapian, layout);
 
   summary.new_messages = batch.counters().messages;
   summary.new_tool_calls = batch.counters().tool_calls;

@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "engine/codec.h"
+#include "engine/trace.h"
 #include "ingest/claude.h"
 
 namespace osearch {
@@ -18,10 +19,13 @@ std::string sess_time_key(int64_t ended_at, std::string_view sid) {
 
 bool is_agent_file(SourceKind k) { return k != SourceKind::ClaudeMain; }
 
+// Below this much text a batch is cheaper to add to the main database than to shard and compact.
+constexpr size_t kShardBatchBytes = 4u << 20;
+
 }  // namespace
 
-IngestBatch::IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapian)
-    : store_(store), log_(log), xapian_(xapian) {}
+IngestBatch::IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapian, XapianLayout& layout)
+    : store_(store), log_(log), xapian_(xapian), layout_(layout) {}
 
 const LmdbTxn& IngestBatch::reader() {
   if (!reader_) reader_.emplace(store_.env(), true);
@@ -317,25 +321,36 @@ void IngestBatch::mark_source_deleted(const std::string& session_id, const std::
 
 void IngestBatch::flush() {
   if (empty()) return;
+  PhaseTimer timer("flush");
   // 1. Text first: durable before anything points at it.
   for (auto& pm : messages_) {
     pm.rec.text_offset = log_.append(pm.rec.key, pm.text);
     pm.rec.text_len = pm.text.size();
   }
   log_.sync();
-  // 2. Xapian, replace-by-unique-term so a re-run after a crash is idempotent.
-  for (const auto& pm : messages_) {
-    const SessionRec& s = sessions_.at(pm.rec.session_id).rec;
-    xapian_.add_message(pm.rec, pm.text, s, pm.tool_names);
+  timer.mark("text log");
+  // 2. Xapian. Small batches replace by unique term in the main database (idempotent after a
+  // crash). Big ones go to fresh shards in parallel: their messages are new (session, uuid) pairs,
+  // and a shard only becomes part of the index in the LMDB transaction below.
+  std::vector<MessageDoc> docs;
+  docs.reserve(messages_.size());
+  for (const auto& pm : messages_)
+    docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names});
+  if (pending_bytes_ >= kShardBatchBytes) {
+    for (auto& name : xapian_.write_shards(docs, 2)) layout_.shards.push_back(std::move(name));
+  } else {
+    for (const auto& d : docs) xapian_.add_message(d);
   }
   for (auto& [id, ts] : sessions_) {
     if (ts.rec.message_count == 0) continue;
     if (ts.rec.title() != ts.committed_title || !ts.exists_in_store) xapian_.set_session_title(ts.rec);
   }
   xapian_.commit();
+  timer.mark("xapian");
   // 3. LMDB records and file offsets, in one transaction.
   reader_.reset();
   write_lmdb();
+  timer.mark("lmdb");
 
   sessions_.clear();
   messages_.clear();
@@ -419,6 +434,8 @@ void IngestBatch::write_lmdb() {
     txn.put(db.files, path, st.encode());
     if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), "");
   }
+  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, layout_.generation);
+  txn.put(db.meta, meta_key::kXapianShards, layout_.encode_shards());
   Store::put_meta_u64(txn, db, meta_key::kTextBytes, log_.bytes());
   Store::put_meta_u64(txn, db, meta_key::kTextEntries, log_.entries());
   auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());

@@ -30,7 +30,8 @@ struct BatchCounters {
 
 class IngestBatch {
  public:
-  IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapian);
+  // Bulk batches go to fresh parallel shards listed in `layout` (written to LMDB with the batch).
+  IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapian, XapianLayout& layout);
 
   // Applies one line's records from `file` (its state is updated by the caller).
   void add(const SourceFile& file, FileState& state, LineRecords& rec, uint64_t line_offset);
@@ -74,6 +75,7 @@ class IngestBatch {
   Store& store_;
   TextLogWriter& log_;
   TextIndexWriter& xapian_;
+  XapianLayout& layout_;
   std::optional<LmdbTxn> reader_;
 
   std::map<std::string, TouchedSession> sessions_;

@@ -1,5 +1,7 @@
 #include "engine/reader.h"
 
+#include "engine/text_index.h"
+
 #include <filesystem>
 
 namespace osearch {
@@ -7,7 +9,10 @@ namespace osearch {
 IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read) {
   txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
   // LMDB is committed last, so everything it points at (Xapian docs, text log bytes) exists.
-  if (std::filesystem::exists(store_.xapian_path() + "/iamglass")) xapian_ = Xapian::Database(store_.xapian_path());
+  XapianLayout layout;
+  layout.generation = Store::meta_u64(*txn_, db(), meta_key::kXapianGeneration);
+  if (auto v = txn_->get(db().meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
+  xapian_ = open_index_database(dir, layout);
   text_.open(dir, Store::meta_u64(*txn_, db(), meta_key::kTextBytes),
              Store::meta_u64(*txn_, db(), meta_key::kTextEntries));
 }

@@ -90,7 +90,8 @@ std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
 std::string MessageRec::encode() const {
   Encoder e;
   e.u64(1);
-  for (const std::string* s : {&uuid, &session_id, &type, &parent_uuid, &logical_parent_uuid, &model, &agent_id, &cwd,
+  // session_id is the key's prefix: not repeated in the value.
+  for (const std::string* s : {&uuid, &type, &parent_uuid, &logical_parent_uuid, &model, &agent_id, &cwd,
                                &git_branch, &skill, &api_message_id})
     e.str(*s);
   e.i64(timestamp_ms);
@@ -111,9 +112,10 @@ std::optional<MessageRec> MessageRec::decode(std::string_view key, std::string_v
   Decoder d(bytes);
   MessageRec r;
   r.key = std::string(key);
+  r.session_id = session_of_message_key(key);
   d.u64();
-  for (std::string* s : {&r.uuid, &r.session_id, &r.type, &r.parent_uuid, &r.logical_parent_uuid, &r.model,
-                         &r.agent_id, &r.cwd, &r.git_branch, &r.skill, &r.api_message_id})
+  for (std::string* s : {&r.uuid, &r.type, &r.parent_uuid, &r.logical_parent_uuid, &r.model, &r.agent_id, &r.cwd,
+                         &r.git_branch, &r.skill, &r.api_message_id})
     *s = std::string(d.str());
   r.timestamp_ms = d.i64();
   r.role = static_cast<Role>(d.u64() & 3);

@@ -1,7 +1,8 @@
 // The index directory: LMDB records, the Xapian text index and the text log, plus the writer lock.
 //
 //   <index>/records/   LMDB (data.mdb, lock.mdb)   sessions, messages, tool calls, file states, …
-//   <index>/xapian/    Xapian glass database        one document per message + one per title
+//   <index>/xapian-<gen>/  Xapian glass database    one document per message + one per title
+//   <index>/shard-<gen>-<n>/  bulk-load shards      listed in LMDB meta until compacted into the next gen
 //   <index>/text.log   every message's text         content scans, snippets, thread views
 //   <index>/text.idx   u64 entry starts of text.log
 //   <index>/writer.lock  flock held by the one indexer
@@ -29,6 +30,8 @@ inline constexpr const char* kTextBytes = "text_bytes";
 inline constexpr const char* kTextEntries = "text_entries";
 inline constexpr const char* kLastIndexedAt = "last_indexed_at";
 inline constexpr const char* kSchema = "schema";
+inline constexpr const char* kXapianGeneration = "xapian_gen";
+inline constexpr const char* kXapianShards = "xapian_shards";
 }  // namespace meta_key
 
 class Store {
@@ -38,7 +41,6 @@ class Store {
   // index throws StoreMissing.
   Store(const std::string& dir, Mode mode);
   const std::string& dir() const { return dir_; }
-  std::string xapian_path() const { return dir_ + "/xapian"; }
   const LmdbEnv& env() const { return env_; }
   const Dbis& db() const { return dbis_; }
 

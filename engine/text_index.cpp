@@ -1,23 +1,25 @@
 #include "engine/text_index.h"
 
+#include <algorithm>
+#include <deque>
+#include <filesystem>
 #include <functional>
+#include <thread>
+#include <unordered_map>
 
 #include "engine/codec.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 namespace osearch {
+namespace fs = std::filesystem;
 namespace {
 
 std::string lower(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = ascii_lower(c);
   return out;
-}
-
-std::string unique_term(std::string_view session_id, std::string_view uuid) {
-  std::string v(session_id);
-  v.push_back('/');
-  v.append(uuid);
-  return boolean_term(prefix::kUnique, v);
 }
 
 // Prose gets positions (phrase search); tool output, thinking and tool input do not: positions cost
@@ -47,27 +49,56 @@ std::string time_value(int64_t ms) {
   return v;
 }
 
-TextIndexWriter::TextIndexWriter(const std::string& path)
-    : path_(path), db_(path, Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK) {}
-
-void TextIndexWriter::index_text(Xapian::Document& doc, std::string_view text, bool positions) {
-  tokenizer_.run(text, [&](std::string_view term, uint32_t pos, TermKind kind) {
-    std::string t(term);
-    if (positions && (kind == TermKind::Word || kind == TermKind::CjkUnigram))
-      doc.add_posting(t, pos + 1);
-    else
-      doc.add_term(t);
-  });
+std::string DocBuilder::unique_term(const MessageRec& m) {
+  std::string v(m.session_id);
+  v.push_back('/');
+  v.append(m.uuid);
+  return boolean_term(prefix::kUnique, v);
 }
 
-void TextIndexWriter::add_message(const MessageRec& m, std::string_view text, const SessionRec& s,
-                                  const std::vector<std::string>& tool_names) {
+std::string DocBuilder::title_unique_term(std::string_view session_id) {
+  return boolean_term(prefix::kUnique, "title/" + std::string(session_id));
+}
+
+void DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bool positions) {
+  if (positions) {
+    tokenizer_.run(text, [&](std::string_view term, uint32_t pos, TermKind kind) {
+      if (kind == TermKind::Word || kind == TermKind::CjkUnigram)
+        doc.add_posting(std::string(term), pos + 1);
+      else
+        doc.add_term(std::string(term));
+    });
+    return;
+  }
+  // Without positions, count wdf here: one add_term per distinct term instead of one per
+  // occurrence (Xapian's per-document term map is the expensive part).
+  std::unordered_map<std::string_view, uint32_t> counts;
+  std::deque<std::string> owned;  // terms that live in tokenizer buffers must be copied (deque: stable)
+  tokenizer_.run(text, [&](std::string_view term, uint32_t, TermKind kind) {
+    if (kind == TermKind::CjkUnigram || kind == TermKind::CjkBigram) {
+      ++counts[term];  // a view into `text`: stable
+    } else {
+      // Word/part/compound views point into the tokenizer's lower-cased scratch buffers.
+      auto it = counts.find(term);
+      if (it != counts.end()) {
+        ++it->second;
+      } else {
+        owned.emplace_back(term);
+        counts.emplace(owned.back(), 1);
+      }
+    }
+  });
+  for (const auto& [term, n] : counts) doc.add_term(std::string(term), n);
+}
+
+Xapian::Document DocBuilder::message(const MessageDoc& d) {
+  const MessageRec& m = *d.rec;
+  const SessionRec& s = *d.session;
   Xapian::Document doc;
   const bool positions = wants_positions(m);
-  index_text(doc, text, positions);
+  index_text(doc, d.text, positions);
   if (!positions) doc.add_boolean_term(std::string(prefix::kNoPositions));
-  std::string uid = unique_term(m.session_id, m.uuid);
-  doc.add_boolean_term(uid);
+  doc.add_boolean_term(unique_term(m));
   doc.add_boolean_term(boolean_term(prefix::kSession, m.session_id));
   doc.add_boolean_term(boolean_term(prefix::kProject, s.project));
   doc.add_boolean_term(boolean_term(prefix::kAgent, s.agent));
@@ -75,24 +106,18 @@ void TextIndexWriter::add_message(const MessageRec& m, std::string_view text, co
   doc.add_boolean_term(boolean_term(prefix::kType, content_type_name(m.content_type)));
   if (!m.model.empty()) doc.add_boolean_term(boolean_term(prefix::kModel, m.model));
   if (!m.git_branch.empty()) doc.add_boolean_term(boolean_term(prefix::kBranch, m.git_branch));
-  for (const auto& name : tool_names) doc.add_boolean_term(boolean_term(prefix::kTool, name));
+  for (const auto& name : *d.tool_names) doc.add_boolean_term(boolean_term(prefix::kTool, name));
   if (m.hidden_by_default()) doc.add_boolean_term(std::string(prefix::kHidden));
   doc.add_value(kSlotTime, time_value(m.timestamp_ms));
   doc.add_value(kSlotSession, m.session_id);
   doc.add_value(kSlotKey, m.key);
-  db_.replace_document(uid, doc);
+  return doc;
 }
 
-void TextIndexWriter::set_session_title(const SessionRec& s) {
-  std::string uid = boolean_term(prefix::kUnique, "title/" + s.id);
-  std::string title = s.title();
-  if (title.empty()) {
-    db_.delete_document(uid);
-    return;
-  }
+Xapian::Document DocBuilder::title(const SessionRec& s) {
   Xapian::Document doc;
-  index_text(doc, title, true);
-  doc.add_boolean_term(uid);
+  index_text(doc, s.title(), true);
+  doc.add_boolean_term(title_unique_term(s.id));
   doc.add_boolean_term(std::string(prefix::kTitleDoc));
   doc.add_boolean_term(boolean_term(prefix::kSession, s.id));
   doc.add_boolean_term(boolean_term(prefix::kProject, s.project));
@@ -101,7 +126,55 @@ void TextIndexWriter::set_session_title(const SessionRec& s) {
   doc.add_value(kSlotTime, time_value(s.ended_at));
   doc.add_value(kSlotSession, s.id);
   doc.add_value(kSlotKey, "");
-  db_.replace_document(uid, doc);
+  return doc;
+}
+
+std::string XapianLayout::main_dir(const std::string& index_dir) const {
+  return index_dir + "/xapian-" + std::to_string(generation);
+}
+
+std::string XapianLayout::encode_shards() const {
+  std::string out;
+  for (const auto& s : shards) out += s + "\n";
+  return out;
+}
+
+std::vector<std::string> XapianLayout::decode_shards(std::string_view s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t nl = s.find('\n', pos);
+    if (nl == std::string_view::npos) nl = s.size();
+    if (nl > pos) out.emplace_back(s.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout) {
+  Xapian::Database db;
+  std::string main = layout.main_dir(index_dir);
+  if (fs::exists(main + "/iamglass")) db.add_database(Xapian::Database(main));
+  for (const auto& s : layout.shards) db.add_database(Xapian::Database(index_dir + "/" + s));
+  return db;
+}
+
+TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayout& layout)
+    : index_dir_(index_dir),
+      layout_(layout),
+      db_(layout.main_dir(index_dir), Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK) {}
+
+void TextIndexWriter::add_message(const MessageDoc& m) {
+  db_.replace_document(DocBuilder::unique_term(*m.rec), builder_.message(m));
+}
+
+void TextIndexWriter::set_session_title(const SessionRec& s) {
+  std::string uid = DocBuilder::title_unique_term(s.id);
+  if (s.title().empty()) {
+    db_.delete_document(uid);
+    return;
+  }
+  db_.replace_document(uid, builder_.title(s));
 }
 
 void TextIndexWriter::delete_session(std::string_view session_id) {
@@ -110,10 +183,80 @@ void TextIndexWriter::delete_session(std::string_view session_id) {
 
 void TextIndexWriter::commit() { db_.commit(); }
 
-void TextIndexWriter::reset() {
-  db_.close();
-  db_ = Xapian::WritableDatabase(path_, Xapian::DB_CREATE_OR_OVERWRITE | Xapian::DB_RETRY_LOCK);
+std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDoc> docs, unsigned threads) {
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(docs.size())));
+  std::vector<std::string> names;
+  for (unsigned t = 0; t < threads; ++t) {
+    std::string name;
+    do {
+      name = "shard-" + std::to_string(layout_.generation) + "-" + std::to_string(next_shard_++);
+    } while (fs::exists(index_dir_ + "/" + name));
+    names.push_back(name);
+  }
+  // Split by text volume so the threads finish together.
+  uint64_t total = 0;
+  for (const auto& d : docs) total += d.text.size() + 512;
+  std::vector<size_t> cuts{0};
+  uint64_t acc = 0;
+  for (size_t i = 0; i < docs.size() && cuts.size() < threads; ++i) {
+    acc += docs[i].text.size() + 512;
+    if (acc >= total * cuts.size() / threads) cuts.push_back(i + 1);
+  }
+  while (cuts.size() <= threads) cuts.push_back(docs.size());
+  cuts.back() = docs.size();
+
+  std::vector<std::exception_ptr> errors(threads);
+  auto work = [&](unsigned t) {
+    try {
+      DocBuilder builder;
+      Xapian::WritableDatabase shard(index_dir_ + "/" + names[t], Xapian::DB_CREATE | Xapian::DB_NO_SYNC);
+      for (size_t i = cuts[t]; i < cuts[t + 1]; ++i) shard.add_document(builder.message(docs[i]));
+      shard.commit();
+      shard.close();
+      // One fsync pass per file once written: the shard must be durable before LMDB names it.
+      for (const auto& e : fs::directory_iterator(index_dir_ + "/" + names[t])) {
+        int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+          ::fdatasync(fd);
+          ::close(fd);
+        }
+      }
+    } catch (...) {
+      errors[t] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> pool;
+  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+  work(0);
+  for (auto& th : pool) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  return names;
+}
+
+XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
+  XapianLayout next;
+  next.generation = layout.generation + 1;
+  while (fs::exists(next.main_dir(index_dir_))) ++next.generation;
   db_.commit();
+  Xapian::Database all = open_index_database(index_dir_, layout);
+  all.compact(next.main_dir(index_dir_), Xapian::DBCOMPACT_MULTIPASS);
+  db_.close();
+  db_ = Xapian::WritableDatabase(next.main_dir(index_dir_), Xapian::DB_OPEN | Xapian::DB_RETRY_LOCK);
+  layout_ = next;
+  return next;
+}
+
+void TextIndexWriter::remove_unreferenced(const std::string& index_dir, const XapianLayout& layout) {
+  std::error_code ec;
+  std::string keep_main = "xapian-" + std::to_string(layout.generation);
+  for (const auto& e : fs::directory_iterator(index_dir, ec)) {
+    std::string name = e.path().filename().string();
+    bool is_db = name.rfind("xapian-", 0) == 0 || name.rfind("shard-", 0) == 0;
+    if (!is_db || name == keep_main) continue;
+    if (std::find(layout.shards.begin(), layout.shards.end(), name) != layout.shards.end()) continue;
+    fs::remove_all(e.path(), ec);
+  }
 }
 
 }  // namespace osearch

@@ -1,13 +1,20 @@
 // The Xapian side of the store: one document per message (plus one per session title), its terms
 // from engine/tokenizer, boolean filter terms and value slots. Doc data stays empty: the text lives
 // in the text log and the record in LMDB (value slot kSlotKey holds the LMDB message key).
+//
+// Layout: a main database `xapian-<gen>` plus, during a bulk load, shards `shard-<gen>-<n>` written
+// in parallel into fresh databases (a fresh database indexes several times faster than merging
+// into a large one). LMDB lists the shards that belong to the index; at the end of the run they
+// are compacted with the main database into `xapian-<gen+1>`. Readers open main + listed shards.
 #pragma once
 
 #include <xapian.h>
 
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/records_store.h"
 #include "engine/tokenizer.h"
@@ -38,23 +45,61 @@ inline constexpr Xapian::valueno kSlotKey = 2;      // LMDB message key ("" for 
 std::string boolean_term(std::string_view pfx, std::string_view value);
 std::string time_value(int64_t ms);
 
-class TextIndexWriter {
+// What a message document is made of.
+struct MessageDoc {
+  const MessageRec* rec;
+  std::string_view text;
+  const SessionRec* session;
+  const std::vector<std::string>* tool_names;
+};
+
+// Builds documents; one per thread (it reuses buffers).
+class DocBuilder {
  public:
-  // Opens or creates the Xapian database at `path` (waits for a stale lock of a dead writer).
-  explicit TextIndexWriter(const std::string& path);
-  void add_message(const MessageRec& m, std::string_view text, const SessionRec& s,
-                   const std::vector<std::string>& tool_names);
-  void set_session_title(const SessionRec& s);
-  void delete_session(std::string_view session_id);
-  void commit();
-  void reset();  // drop every document (index --full)
-  Xapian::doccount doc_count() const { return db_.get_doccount(); }
+  Xapian::Document message(const MessageDoc& m);
+  Xapian::Document title(const SessionRec& s);
+  static std::string unique_term(const MessageRec& m);
+  static std::string title_unique_term(std::string_view session_id);
 
  private:
   void index_text(Xapian::Document& doc, std::string_view text, bool positions);
-  std::string path_;
-  Xapian::WritableDatabase db_;
   Tokenizer tokenizer_;
+  std::vector<std::pair<std::string, uint32_t>> wdf_;
+};
+
+struct XapianLayout {
+  uint64_t generation = 0;
+  std::vector<std::string> shards;  // directory names under the index dir
+  std::string main_dir(const std::string& index_dir) const;
+  std::string encode_shards() const;
+  static std::vector<std::string> decode_shards(std::string_view s);
+};
+
+// Opens main + shards as one read-only database.
+Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout);
+
+class TextIndexWriter {
+ public:
+  TextIndexWriter(const std::string& index_dir, const XapianLayout& layout);
+  void add_message(const MessageDoc& m);
+  void set_session_title(const SessionRec& s);
+  void delete_session(std::string_view session_id);
+  void commit();
+  Xapian::doccount doc_count() { return db_.get_doccount(); }
+
+  // Writes `docs` into `threads` fresh shard databases in parallel; returns their directory names.
+  std::vector<std::string> write_shards(std::span<const MessageDoc> docs, unsigned threads);
+  // Merges main + shards into the next generation's main database; returns the new layout.
+  XapianLayout compact(const XapianLayout& layout);
+  // Removes database directories the layout does not reference (leftovers of crashes and old gens).
+  static void remove_unreferenced(const std::string& index_dir, const XapianLayout& layout);
+
+ private:
+  std::string index_dir_;
+  XapianLayout layout_;
+  Xapian::WritableDatabase db_;
+  DocBuilder builder_;
+  uint64_t next_shard_ = 0;
 };
 
 }  // namespace osearch

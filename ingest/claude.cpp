@@ -11,6 +11,8 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
+constexpr size_t kMaxInputLeafBytes = 1024;
+
 std::string_view str_field(element e, std::string_view key) {
   std::string_view v;
   if (e[key].get_string().get(v) != simdjson::SUCCESS) return {};
@@ -64,6 +66,74 @@ void collect_strings(element e, std::string& out, int depth = 0) {
       break;
     default:
       break;
+  }
+}
+
+// JSON text of a tool input with every string leaf cut to `max_leaf` bytes (on a UTF-8 boundary),
+// marked "…[truncated]": the full strings are already in the message text, so the record stays small.
+void write_json_string(std::string& out, std::string_view s) {
+  out.push_back('"');
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default:
+        if (u < 0x20) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\u00";
+          out.push_back(kHex[u >> 4]);
+          out.push_back(kHex[u & 15]);
+        } else {
+          out.push_back(c);
+        }
+    }
+  }
+  out.push_back('"');
+}
+
+void write_truncated_json(element e, std::string& out, size_t max_leaf, int depth = 0) {
+  switch (e.type()) {
+    case simdjson::dom::element_type::STRING: {
+      std::string_view s = e.get_string().value_unsafe();
+      if (s.size() > max_leaf) {
+        size_t cut = max_leaf;
+        while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+        write_json_string(out, std::string(s.substr(0, cut)) + "…[truncated]");
+      } else {
+        write_json_string(out, s);
+      }
+      break;
+    }
+    case simdjson::dom::element_type::ARRAY: {
+      out.push_back('[');
+      bool first = true;
+      for (element child : array(e)) {
+        if (!first) out.push_back(',');
+        first = false;
+        if (depth < 32) write_truncated_json(child, out, max_leaf, depth + 1); else out += "null";
+      }
+      out.push_back(']');
+      break;
+    }
+    case simdjson::dom::element_type::OBJECT: {
+      out.push_back('{');
+      bool first = true;
+      for (auto field : object(e)) {
+        if (!first) out.push_back(',');
+        first = false;
+        write_json_string(out, field.key);
+        out.push_back(':');
+        if (depth < 32) write_truncated_json(field.value, out, max_leaf, depth + 1); else out += "null";
+      }
+      out.push_back('}');
+      break;
+    }
+    default:
+      out += simdjson::minify(e);
   }
 }
 
@@ -171,7 +241,7 @@ void parse_assistant_content(element content, Message& m) {
       call.name = std::string(str_field(b, "name"));
       element input;
       if (b["input"].get(input) == simdjson::SUCCESS) {
-        call.input_json = simdjson::minify(input);
+        write_truncated_json(input, call.input_json, kMaxInputLeafBytes);
         call.file_path = tool_file_path(call.name, input);
         append_part(m.text, call.name);
         collect_strings(input, m.text);

@@ -1,0 +1,27 @@
+// Phase timings on stderr when OSEARCH_TRACE is set: how benchmarks see where indexing time goes.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+namespace osearch {
+
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(const char* scope) : scope_(scope), enabled_(std::getenv("OSEARCH_TRACE") != nullptr) {}
+  void mark(const char* phase) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    std::fprintf(stderr, "trace %s/%s %.1f ms\n", scope_, phase,
+                 std::chrono::duration<double, std::milli>(now - last_).count());
+    last_ = now;
+  }
+
+ private:
+  const char* scope_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+}  // namespace osearch
