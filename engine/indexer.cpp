@@ -19,6 +19,8 @@
 namespace osearch {
 namespace {
 
+constexpr size_t kMaxShards = 6;
+
 struct WorkItem {
   SourceFile file;
   FileState state;
@@ -113,11 +115,21 @@ void clear_derived(Store& store) {
   txn.commit();
 }
 
-// Folds listed shards into a new main database; LMDB switches to it in one commit.
-void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout) {
+// Folds shards into a new main database (or, when they are small next to it, into one shard);
+// LMDB switches to the result in one commit. `all` forces everything into main (before deletes).
+void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout, bool all) {
   if (layout.shards.empty()) return;
+  uint64_t shard_bytes = 0;
+  for (const auto& s : layout.shards) shard_bytes += TextIndexWriter::dir_bytes(store.dir() + "/" + s);
+  uint64_t main_bytes = TextIndexWriter::dir_bytes(layout.main_dir(store.dir()));
   PhaseTimer timer("compact");
-  layout = xapian.compact(layout);
+  if (all || shard_bytes * 4 >= main_bytes) {
+    layout = xapian.compact(layout);
+  } else if (layout.shards.size() > kMaxShards) {
+    layout = xapian.merge_shards(layout);
+  } else {
+    return;  // a few small shards: cheaper to search than to merge every run
+  }
   timer.mark("xapian compact");
   write_layout(store, layout);
   TextIndexWriter::remove_unreferenced(store.dir(), layout);
@@ -164,7 +176,6 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   // finish a bulk load a crash interrupted before its compaction.
   TextIndexWriter::remove_unreferenced(index_dir, layout);
   TextIndexWriter xapian(index_dir, layout);
-  compact_shards(store, xapian, layout);
 
   std::vector<SourceFile> files;
   for (const auto& root : roots) {
@@ -205,6 +216,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     ++summary.files_deleted;
   }
   if (!drop.empty()) {
+    compact_shards(store, xapian, layout, true);  // deletes only reach the main database
     std::set<std::string> refeed = drop_sessions(store, xapian, drop);
     for (auto& w : work)
       if (refeed.count(w.file.path)) w.state.offset = w.state.lines = w.state.bad_lines = 0;
@@ -262,7 +274,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     if (options.progress) options.progress(progress);
   }
   batch.flush();
-  compact_shards(store, xapian, layout);
+  compact_shards(store, xapian, layout, false);
 
   summary.new_messages = batch.counters().messages;
   summary.new_tool_calls = batch.counters().tool_calls;

@@ -19,8 +19,8 @@ std::string sess_time_key(int64_t ended_at, std::string_view sid) {
 
 bool is_agent_file(SourceKind k) { return k != SourceKind::ClaudeMain; }
 
-// Below this much text a batch is cheaper to add to the main database than to shard and compact.
-constexpr size_t kShardBatchBytes = 4u << 20;
+// Above this much text a batch is split over two shard writers.
+constexpr size_t kParallelShardBytes = 4u << 20;
 
 }  // namespace
 
@@ -329,23 +329,28 @@ void IngestBatch::flush() {
   }
   log_.sync();
   timer.mark("text log");
-  // 2. Xapian. Small batches replace by unique term in the main database (idempotent after a
-  // crash). Big ones go to fresh shards in parallel: their messages are new (session, uuid) pairs,
-  // and a shard only becomes part of the index in the LMDB transaction below.
+  // 2. Xapian. New messages go to fresh shard databases (in parallel for big batches): a fresh
+  // database takes documents several times faster than a large one, and a shard only becomes part
+  // of the index in the LMDB transaction below, so a crash never leaves documents LMDB does not
+  // know about. Every message here is a new (session, uuid) pair, so no shard repeats another.
+  // Title documents are replaced in place in the main database.
   std::vector<MessageDoc> docs;
   docs.reserve(messages_.size());
   for (const auto& pm : messages_)
     docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names});
-  if (pending_bytes_ >= kShardBatchBytes) {
-    for (auto& name : xapian_.write_shards(docs, 2)) layout_.shards.push_back(std::move(name));
-  } else {
-    for (const auto& d : docs) xapian_.add_message(d);
+  if (!docs.empty()) {
+    unsigned threads = pending_bytes_ >= kParallelShardBytes ? 2 : 1;
+    for (auto& name : xapian_.write_shards(docs, threads)) layout_.shards.push_back(std::move(name));
   }
+  bool titles_changed = false;
   for (auto& [id, ts] : sessions_) {
     if (ts.rec.message_count == 0) continue;
-    if (ts.rec.title() != ts.committed_title || !ts.exists_in_store) xapian_.set_session_title(ts.rec);
+    if (ts.rec.title() != ts.committed_title || !ts.exists_in_store) {
+      xapian_.set_session_title(ts.rec);
+      titles_changed = true;
+    }
   }
-  xapian_.commit();
+  if (titles_changed) xapian_.commit();
   timer.mark("xapian");
   // 3. LMDB records and file offsets, in one transaction.
   reader_.reset();

@@ -5,6 +5,7 @@
 #include "engine/search.h"
 #include "engine/snippet.h"
 #include "engine/text_index.h"
+#include "engine/trace.h"
 
 namespace osearch {
 namespace {
@@ -69,6 +70,7 @@ std::vector<std::string> matched_terms(const Xapian::Enquire& enq, Xapian::docid
 }
 
 QueryResult search_once(IndexReader& reader, const std::string& query, const Filters& f, const KeywordOptions& o) {
+  PhaseTimer timer("keyword");
   QueryResult result;
   result.action = "keyword";
   result.query = query;
@@ -89,6 +91,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
                                    static_cast<Xapian::doccount>(f.offset + f.limit + 1000), nullptr, md);
   result.total = mset.get_matches_estimated();
+  timer.mark("mset");
 
   std::map<std::string, SessionRec> sessions;
   for (auto it = mset.begin(); it != mset.end(); ++it) {
@@ -133,6 +136,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     }
     result.hits.push_back(std::move(hit));
   }
+  timer.mark("hits");
   return result;
 }
 

@@ -164,10 +164,6 @@ TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayou
       layout_(layout),
       db_(layout.main_dir(index_dir), Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK) {}
 
-void TextIndexWriter::add_message(const MessageDoc& m) {
-  db_.replace_document(DocBuilder::unique_term(*m.rec), builder_.message(m));
-}
-
 void TextIndexWriter::set_session_title(const SessionRec& s) {
   std::string uid = DocBuilder::title_unique_term(s.id);
   if (s.title().empty()) {
@@ -245,6 +241,28 @@ XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
   db_ = Xapian::WritableDatabase(next.main_dir(index_dir_), Xapian::DB_OPEN | Xapian::DB_RETRY_LOCK);
   layout_ = next;
   return next;
+}
+
+XapianLayout TextIndexWriter::merge_shards(const XapianLayout& layout) {
+  XapianLayout next = layout;
+  std::string name;
+  do {
+    name = "shard-" + std::to_string(layout_.generation) + "-" + std::to_string(next_shard_++);
+  } while (fs::exists(index_dir_ + "/" + name));
+  Xapian::Database shards;
+  for (const auto& s : layout.shards) shards.add_database(Xapian::Database(index_dir_ + "/" + s));
+  shards.compact(index_dir_ + "/" + name, Xapian::DBCOMPACT_MULTIPASS);
+  next.shards = {name};
+  layout_ = next;
+  return next;
+}
+
+uint64_t TextIndexWriter::dir_bytes(const std::string& dir) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec)) total += e.file_size(ec);
+  return total;
 }
 
 void TextIndexWriter::remove_unreferenced(const std::string& index_dir, const XapianLayout& layout) {

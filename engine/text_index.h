@@ -81,7 +81,6 @@ Xapian::Database open_index_database(const std::string& index_dir, const XapianL
 class TextIndexWriter {
  public:
   TextIndexWriter(const std::string& index_dir, const XapianLayout& layout);
-  void add_message(const MessageDoc& m);
   void set_session_title(const SessionRec& s);
   void delete_session(std::string_view session_id);
   void commit();
@@ -91,6 +90,9 @@ class TextIndexWriter {
   std::vector<std::string> write_shards(std::span<const MessageDoc> docs, unsigned threads);
   // Merges main + shards into the next generation's main database; returns the new layout.
   XapianLayout compact(const XapianLayout& layout);
+  // Merges the shards alone into one new shard (main untouched); returns the new layout.
+  XapianLayout merge_shards(const XapianLayout& layout);
+  static uint64_t dir_bytes(const std::string& dir);
   // Removes database directories the layout does not reference (leftovers of crashes and old gens).
   static void remove_unreferenced(const std::string& index_dir, const XapianLayout& layout);
 
