@@ -20,6 +20,8 @@ namespace osearch {
 namespace {
 
 constexpr size_t kMaxShards = 6;
+// Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
+constexpr uint64_t kSchemaVersion = 1;
 
 struct WorkItem {
   SourceFile file;
@@ -156,7 +158,18 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   }
   Store store(index_dir, Store::Mode::Write);
   const Dbis& db = store.db();
-  if (options.full) clear_derived(store);
+  bool schema_changed;
+  {
+    LmdbTxn r(store.env(), true);
+    schema_changed = Store::meta_u64(r, db, meta_key::kSchema) != kSchemaVersion;
+  }
+  // An index written by an incompatible version is rebuilt from the sources (memories are kept).
+  if (options.full || schema_changed) {
+    clear_derived(store);
+    LmdbTxn txn(store.env(), false);
+    Store::put_meta_u64(txn, db, meta_key::kSchema, kSchemaVersion);
+    txn.commit();
+  }
 
   uint64_t text_bytes, text_entries;
   XapianLayout layout;

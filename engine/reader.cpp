@@ -2,17 +2,30 @@
 
 #include "engine/text_index.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 
 namespace osearch {
 
 IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read) {
-  txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
-  // LMDB is committed last, so everything it points at (Xapian docs, text log bytes) exists.
-  XapianLayout layout;
-  layout.generation = Store::meta_u64(*txn_, db(), meta_key::kXapianGeneration);
-  if (auto v = txn_->get(db().meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
-  xapian_ = open_index_database(dir, layout);
+  // LMDB is committed last, so everything it points at (Xapian databases, text log bytes) exists —
+  // unless a writer compacted and removed a database between our snapshot and the open: then take
+  // a newer snapshot.
+  for (int attempt = 0;; ++attempt) {
+    txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
+    XapianLayout layout;
+    layout.generation = Store::meta_u64(*txn_, db(), meta_key::kXapianGeneration);
+    if (auto v = txn_->get(db().meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
+    try {
+      xapian_ = open_index_database(dir, layout);
+      break;
+    } catch (const Xapian::DatabaseOpeningError&) {
+      if (attempt >= 20) throw;
+      txn_.reset();
+      ::usleep(20000);
+    }
+  }
   text_.open(dir, Store::meta_u64(*txn_, db(), meta_key::kTextBytes),
              Store::meta_u64(*txn_, db(), meta_key::kTextEntries));
 }

@@ -31,7 +31,8 @@ Store::Store(const std::string& dir, Mode mode) : dir_(dir) {
   }
   // Readers need a writable lock.mdb for their reader slot; the data file is opened as is.
   env_.open(records, false, 16);
-  LmdbTxn txn(env_, false);
+  // Readers open the named databases in a read transaction: they never wait for the writer.
+  LmdbTxn txn(env_, mode == Mode::Read);
   const unsigned create = mode == Mode::Write ? MDB_CREATE : 0;
   auto open = [&](const char* name) {
     try {

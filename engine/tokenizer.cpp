@@ -53,18 +53,7 @@ bool is_cjk(uint32_t cp) {
 
 namespace detail {
 
-CharClass classify(std::string_view s, size_t i, size_t& len) {
-  auto c = static_cast<unsigned char>(s[i]);
-  if (c < 0x80) {
-    len = 1;
-    if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_') return CharClass::Word;
-    switch (c) {
-      case '-': case '.': case '/': case ':': case '@': case '~': case '+': case '#': case '\\':
-        return CharClass::Connector;
-      default:
-        return CharClass::Separator;
-    }
-  }
+CharClass classify_multibyte(std::string_view s, size_t i, size_t& len) {
   uint32_t cp;
   len = decode_utf8(s, i, cp);
   if (cp == 0xFFFD) return CharClass::Separator;

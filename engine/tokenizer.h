@@ -36,7 +36,30 @@ inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<ch
 
 namespace detail {
 enum class CharClass : uint8_t { Word, Connector, Separator, Cjk };
-CharClass classify(std::string_view s, size_t i, size_t& len);
+CharClass classify_multibyte(std::string_view s, size_t i, size_t& len);
+
+// ASCII classes by table: the tokenizer's hot path never decodes UTF-8 for ASCII text.
+struct AsciiClasses {
+  CharClass c[128];
+  constexpr AsciiClasses() : c{} {
+    for (int i = 0; i < 128; ++i) {
+      bool word = (i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || (i >= '0' && i <= '9') || i == '_';
+      bool conn = i == '-' || i == '.' || i == '/' || i == ':' || i == '@' || i == '~' || i == '+' || i == '#' ||
+                  i == '\\';
+      c[i] = word ? CharClass::Word : conn ? CharClass::Connector : CharClass::Separator;
+    }
+  }
+};
+inline constexpr AsciiClasses kAscii{};
+
+inline CharClass classify(std::string_view s, size_t i, size_t& len) {
+  auto c = static_cast<unsigned char>(s[i]);
+  if (c < 0x80) {
+    len = 1;
+    return kAscii.c[c];
+  }
+  return classify_multibyte(s, i, len);
+}
 }  // namespace detail
 
 template <typename Sink>
