@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "engine/pcre_matcher.h"
 #include "engine/search.h"
 #include "engine/snippet.h"
 
@@ -44,25 +45,34 @@ std::string unsupported_hint(const std::string& msg) {
   return "";
 }
 
-// Compiles all patterns into one block-mode database. `som` asks for start-of-match offsets.
-HsDatabase compile(const ContentOptions& o, bool som, std::string* error) {
+// The expressions as Hyperscan and PCRE2 both read them: -F escaped, -w wrapped in \b…\b.
+std::vector<std::string> expressions(const ContentOptions& o) {
   std::vector<std::string> exprs;
-  std::vector<unsigned> flags, ids;
-  for (size_t i = 0; i < o.patterns.size(); ++i) {
-    const std::string& p = o.patterns[i];
+  for (const auto& p : o.patterns) {
     std::string expr = o.fixed ? escape_literal(p) : p;
     if (o.word) expr = "\\b(?:" + expr + ")\\b";
+    exprs.push_back(std::move(expr));
+  }
+  return exprs;
+}
+
+enum class Mode { Exact, ExactWithStart, Prefilter };
+
+// Compiles all patterns into one block-mode database.
+HsDatabase compile(const ContentOptions& o, const std::vector<std::string>& exprs, Mode mode, std::string* error) {
+  std::vector<unsigned> flags, ids;
+  std::vector<const char*> cexprs;
+  for (size_t i = 0; i < exprs.size(); ++i) {
     unsigned f = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY;
     if (o.ignore_case) f |= HS_FLAG_CASELESS;
     // Non-ASCII patterns match whole characters; UCP (Unicode \w) cannot combine with \b, so -w stays ASCII.
-    if (has_non_ascii(p)) f |= HS_FLAG_UTF8 | (o.word ? 0u : HS_FLAG_UCP);
-    if (som) f |= HS_FLAG_SOM_LEFTMOST;
-    exprs.push_back(std::move(expr));
+    if (has_non_ascii(o.patterns[i])) f |= HS_FLAG_UTF8 | (o.word ? 0u : HS_FLAG_UCP);
+    if (mode == Mode::ExactWithStart) f |= HS_FLAG_SOM_LEFTMOST;
+    if (mode == Mode::Prefilter) f |= HS_FLAG_PREFILTER;
     flags.push_back(f);
     ids.push_back(static_cast<unsigned>(i));
+    cexprs.push_back(exprs[i].c_str());
   }
-  std::vector<const char*> cexprs;
-  for (const auto& e : exprs) cexprs.push_back(e.c_str());
   hs_database_t* db = nullptr;
   hs_compile_error_t* err = nullptr;
   if (hs_compile_multi(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK,
@@ -120,10 +130,23 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   result.action = "content";
   for (const auto& p : o.patterns) result.query += (result.query.empty() ? "" : " | ") + p;
   if (o.patterns.empty()) throw BadInput("usage", "content needs a PATTERN (or -e PATTERN)");
+  std::vector<std::string> exprs = expressions(o);
   std::string error;
-  HsDatabase scan_db = compile(o, false, &error);
-  if (!scan_db) throw BadInput("bad-regex", error);
-  HsDatabase som_db = compile(o, true, nullptr);  // some patterns cannot give start offsets
+  HsDatabase scan_db = compile(o, exprs, Mode::Exact, &error);
+  HsDatabase som_db;
+  std::optional<PcreMatcher> pcre;
+  if (scan_db) {
+    som_db = compile(o, exprs, Mode::ExactWithStart, nullptr);  // some patterns cannot give start offsets
+  } else if (!unsupported_hint(error).empty()) {
+    // Backreferences and lookaround: Hyperscan finds a superset of candidates, PCRE2-JIT decides.
+    std::string pcre_error;
+    pcre = PcreMatcher::compile(exprs, o.ignore_case, pcre_error);
+    if (!pcre) throw BadInput("bad-regex", pcre_error);
+    scan_db = compile(o, exprs, Mode::Prefilter, &error);
+    if (!scan_db) throw BadInput("bad-regex", error);
+  } else {
+    throw BadInput("bad-regex", error);
+  }
   const hs_database_t* confirm_db = som_db ? som_db.get() : scan_db.get();
   // One scratch grown to serve both databases (allocated once, never in the scan path).
   hs_scratch_t* raw = nullptr;
@@ -175,7 +198,11 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
           if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
     if (!f.message_matches(*msg, tool_names)) continue;
     FirstMatch fm;
-    hs_scan(confirm_db, e.text.data(), static_cast<unsigned>(e.text.size()), 0, scratch.get(), on_first, &fm);
+    if (pcre) {
+      if (auto m = pcre->first_match(e.text)) fm = {true, m->first, m->second};
+    } else {
+      hs_scan(confirm_db, e.text.data(), static_cast<unsigned>(e.text.size()), 0, scratch.get(), on_first, &fm);
+    }
     if (!fm.found) continue;  // the candidate match spanned an entry boundary
     by_session[msg->session_id].push_back({std::move(*msg), fm});
   }
@@ -186,7 +213,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     hit.match_count = count;
     hit.message = found.msg;
     std::string_view text = reader.message_text(found.msg);
-    uint64_t from = som_db ? found.match.from : found.match.to;
+    uint64_t from = som_db || pcre ? found.match.from : found.match.to;
     hit.snippet = make_snippet(text, from, found.match.to, o.snippet_chars);
     if (found.match.to <= text.size() && from <= found.match.to)
       hit.matched_terms.emplace_back(text.substr(from, std::min<uint64_t>(found.match.to - from, 200)));
