@@ -550,6 +550,11 @@ def main():
         errs = [p["error"] for p in per if not p["ok"]]
         if errs:
             s["errors"] = errs[:3]
+        # In-process latency: the same queries through run_keyword on an open index (bench/query_latency).
+        ql = os.path.join(os.path.dirname(osearch), "bench", "query_latency")
+        if os.path.exists(ql):
+            q = run([ql, idx, qfile, "5"], env=env, timeout=600)
+            s["in_process"] = parse_json(q.get("stdout", "")) if q["ok"] else {"error": q.get("error")}
         return s
     step("keyword_osearch", keyword)
 
@@ -763,6 +768,10 @@ def render_md(R):
     L.append(f"| keyword, engine `took_ms` vs in-process | {fmt_ms(k.get('engine_took_median_ms'))} | {fmt_ms(k.get('engine_took_p99_ms'))} | "
              f"SQLite FTS5 in-process | {fmt_ms(ip.get('median_ms'))} | {fmt_ms(ip.get('p99_ms'))} | "
              f"{fmt_ratio(k.get('engine_took_median_ms'), ip.get('median_ms'))} |")
+    kip = k.get("in_process") or {}
+    L.append(f"| keyword in-process (`bench/query_latency`, {kip.get('runs', 0)} runs) | {fmt_ms(kip.get('median_ms'))} | {fmt_ms(kip.get('p99_ms'))} | "
+             f"SQLite FTS5 in-process | {fmt_ms(ip.get('median_ms'))} | {fmt_ms(ip.get('p99_ms'))} | "
+             f"{fmt_ratio(kip.get('median_ms'), ip.get('median_ms'))} |")
     for p in (S.get("content_vs_rg", {}).get("patterns") or []):
         o, r = p.get("osearch", {}), p.get("rg", {})
         L.append(f"| content `{p.get('pattern')}` ({p.get('name')}) | {fmt_ms(o.get('median_ms'))} | {fmt_ms(o.get('p99_ms'))} | "

@@ -21,7 +21,7 @@ namespace {
 
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 1;
+constexpr uint64_t kSchemaVersion = 2;
 
 struct WorkItem {
   SourceFile file;
@@ -67,6 +67,7 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
         put_be64(k, sortable_i64(rec->ended_at));
         k.append(sid);
         txn.del(db.sess_by_time, k);
+        txn.del(db.sess_by_project, pair_key(rec->project, sid));
       }
       txn.del(db.sessions, sid);
     }
@@ -111,7 +112,7 @@ void clear_derived(Store& store) {
   while (std::filesystem::exists(store.dir() + "/xapian-" + std::to_string(next_gen))) ++next_gen;
   LmdbTxn txn(store.env(), false);
   for (MDB_dbi dbi : {db.meta, db.files, db.sessions, db.messages, db.msg_uuid, db.tool_calls, db.tool_results,
-                      db.tc_by_path, db.sess_by_time, db.usage_seen, db.leaf_summary, db.subagents, db.session_files})
+                      db.tc_by_path, db.sess_by_time, db.sess_by_project, db.usage_seen, db.leaf_summary, db.subagents, db.session_files})
     mdb_drop(txn.get(), dbi, 0);  // memories are user data: never dropped
   Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next_gen);
   txn.commit();

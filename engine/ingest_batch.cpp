@@ -432,6 +432,7 @@ void IngestBatch::write_lmdb() {
     if (ts.rec.message_count == 0) continue;  // a transcript with no messages is not a session
     if (ts.exists_in_store) txn.del(db.sess_by_time, sess_time_key(ts.committed_ended_at, id));
     txn.put(db.sess_by_time, sess_time_key(ts.rec.ended_at, id), "");
+    txn.put(db.sess_by_project, pair_key(ts.rec.project, id), "");
     txn.put(db.sessions, id, ts.rec.encode());
   }
   for (const auto& [sid, path] : session_files_) txn.put(db.session_files, pair_key(sid, path), "");

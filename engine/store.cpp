@@ -30,7 +30,7 @@ Store::Store(const std::string& dir, Mode mode) : dir_(dir) {
     throw StoreMissing("no index at " + dir + " (run `osearch index`)");
   }
   // Readers need a writable lock.mdb for their reader slot; the data file is opened as is.
-  env_.open(records, false, 16);
+  env_.open(records, false, 32);
   // Readers open the named databases in a read transaction: they never wait for the writer.
   LmdbTxn txn(env_, mode == Mode::Read);
   const unsigned create = mode == Mode::Write ? MDB_CREATE : 0;
@@ -51,6 +51,7 @@ Store::Store(const std::string& dir, Mode mode) : dir_(dir) {
   dbis_.tool_results = open("tool_results");
   dbis_.tc_by_path = open("tc_by_path");
   dbis_.sess_by_time = open("sess_by_time");
+  dbis_.sess_by_project = open("sess_by_project");
   dbis_.usage_seen = open("usage_seen");
   dbis_.leaf_summary = open("leaf_summary");
   dbis_.subagents = open("subagents");
