@@ -21,7 +21,7 @@ namespace {
 
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 2;
+constexpr uint64_t kSchemaVersion = 3;
 
 struct WorkItem {
   SourceFile file;
@@ -59,6 +59,9 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     delete_prefix(txn, db.tool_results, pfx);
     delete_prefix(txn, db.usage_seen, pfx);
     delete_prefix(txn, db.subagents, pfx);
+    delete_prefix(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {
+      delete_prefix(txn, db.workflow_agents, std::string(key.substr(pfx.size())) + '\0');
+    });
     delete_prefix(txn, db.session_files, pfx,
                   [&](std::string_view key, std::string_view) { paths.emplace(key.substr(pfx.size())); });
     if (auto v = txn.get(db.sessions, sid)) {
@@ -112,7 +115,8 @@ void clear_derived(Store& store) {
   while (std::filesystem::exists(store.dir() + "/xapian-" + std::to_string(next_gen))) ++next_gen;
   LmdbTxn txn(store.env(), false);
   for (MDB_dbi dbi : {db.meta, db.files, db.sessions, db.messages, db.msg_uuid, db.tool_calls, db.tool_results,
-                      db.tc_by_path, db.sess_by_time, db.sess_by_project, db.usage_seen, db.leaf_summary, db.subagents, db.session_files})
+                      db.tc_by_path, db.sess_by_time, db.sess_by_project, db.usage_seen, db.leaf_summary, db.subagents, db.session_files,
+                      db.workflows, db.workflow_agents})
     mdb_drop(txn.get(), dbi, 0);  // memories are user data: never dropped
   Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next_gen);
   txn.commit();
@@ -136,6 +140,17 @@ void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout,
   timer.mark("xapian compact");
   write_layout(store, layout);
   TextIndexWriter::remove_unreferenced(store.dir(), layout);
+}
+
+JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
+  JsonlReadResult res;
+  res.end_offset = f.size;
+  res.bytes_read = f.size;
+  if (auto run = read_workflow_json(f.path))
+    batch.add_workflow(f, *run);
+  else
+    ++res.bad_lines;
+  return res;
 }
 
 bool under_root(const std::string& path, const std::vector<SourceRoot>& roots) {
@@ -266,10 +281,15 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     st.size = f.size;
     st.mtime_ns = f.mtime_ns;
     st.deleted = false;
-    JsonlReadResult res = reader.read(f.path, st.offset, [&](simdjson::dom::element obj, uint64_t off) {
-      LineRecords rec;
-      if (parse_claude_object(obj, rec)) batch.add(f, st, rec, off);
-    });
+    JsonlReadResult res;
+    if (f.kind == SourceKind::ClaudeWorkflowRun) {
+      res = read_workflow_file(f, batch);  // one JSON document, re-read whole when it changes
+    } else {
+      res = reader.read(f.path, st.offset, [&](simdjson::dom::element obj, uint64_t off) {
+        LineRecords rec;
+        if (parse_claude_object(obj, rec)) batch.add(f, st, rec, off);
+      });
+    }
     if (!res.ok) {
       ++summary.files_unreadable;
       summary.problems.push_back(res.error);

@@ -36,7 +36,7 @@ bool IngestBatch::stored(MDB_dbi dbi, const std::string& key) { return reader().
 
 bool IngestBatch::empty() const {
   return messages_.empty() && sessions_.empty() && file_states_.empty() && deleted_sources_.empty() &&
-         leaf_summaries_.empty();
+         leaf_summaries_.empty() && workflows_.empty() && workflow_agents_.empty();
 }
 
 IngestBatch::TouchedSession* IngestBatch::find_session(const std::string& id) {
@@ -174,6 +174,12 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     tr.message_key = r.key;
     tr.file_path = std::move(res.file_path);
     tr.is_error = res.is_error;
+    if (!m.workflow_run_id.empty()) {
+      WorkflowRec& wf = touch_workflow(sid, m.workflow_run_id);
+      wf.parent_tool_use_id = tr.tool_use_id;
+      if (wf.task_id.empty()) wf.task_id = m.workflow_task_id;
+      if (wf.status.empty()) wf.status = m.workflow_status;
+    }
     if (!m.spawned_agent_id.empty()) {
       SubagentRec& sa = touch_subagent(sid, m.spawned_agent_id, nullptr);
       sa.parent_tool_use_id = tr.tool_use_id;
@@ -181,6 +187,17 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
       sa.total_tokens = m.spawned_total_tokens;
     }
     tool_results_.push_back(std::move(tr));
+  }
+  if (file.kind == SourceKind::ClaudeWorkflowAgent && !file.workflow_run.empty()) {
+    WorkflowAgentRec& wa = touch_workflow_agent(sid, file.workflow_run, file.agent_id);
+    ++wa.message_count;
+    if (wa.transcript_path.empty()) {
+      wa.transcript_path = file.path;
+      if (auto meta = read_subagent_meta(subagent_meta_path(file.path))) {
+        wa.agent_type = meta->agent_type;
+        wa.description = meta->description;
+      }
+    }
   }
   if (is_agent_file(file.kind) && !file.agent_id.empty()) {
     SubagentRec& sa = touch_subagent(sid, file.agent_id, &file);
@@ -265,6 +282,60 @@ SubagentRec& IngestBatch::touch_subagent(const std::string& sid, const std::stri
     }
   }
   return rec;
+}
+
+WorkflowRec& IngestBatch::touch_workflow(const std::string& sid, const std::string& run_id) {
+  std::string key = pair_key(sid, run_id);
+  auto it = workflows_.find(key);
+  if (it == workflows_.end()) {
+    WorkflowRec rec;
+    if (auto v = reader().get(store_.db().workflows, key))
+      if (auto old = WorkflowRec::decode(*v)) rec = std::move(*old);
+    rec.run_id = run_id;
+    rec.session_id = sid;
+    it = workflows_.emplace(key, std::move(rec)).first;
+  }
+  return it->second;
+}
+
+WorkflowAgentRec& IngestBatch::touch_workflow_agent(const std::string& sid, const std::string& run_id,
+                                                    const std::string& agent_id) {
+  std::string key = pair_key(run_id, agent_id);
+  auto it = workflow_agents_.find(key);
+  if (it == workflow_agents_.end()) {
+    WorkflowAgentRec rec;
+    if (auto v = reader().get(store_.db().workflow_agents, key))
+      if (auto old = WorkflowAgentRec::decode(*v)) rec = std::move(*old);
+    rec.run_id = run_id;
+    rec.agent_id = agent_id;
+    rec.session_id = sid;
+    it = workflow_agents_.emplace(key, std::move(rec)).first;
+  }
+  return it->second;
+}
+
+void IngestBatch::add_workflow(const SourceFile& file, const WorkflowRun& run) {
+  WorkflowRec& wf = touch_workflow(file.session_id, run.run_id);
+  wf.path = file.path;
+  wf.task_id = run.task_id.empty() ? wf.task_id : run.task_id;
+  wf.name = run.name;
+  wf.status = run.status.empty() ? wf.status : run.status;
+  wf.script = run.script;
+  wf.result_json = run.result_json;
+  wf.timestamp_ms = run.timestamp_ms;
+  wf.duration_ms = run.duration_ms;
+  wf.total_tokens = run.total_tokens;
+  wf.agent_count = run.agents.size();
+  for (const auto& a : run.agents) {
+    WorkflowAgentRec& wa = touch_workflow_agent(file.session_id, run.run_id, a.agent_id);
+    wa.phase = a.phase;
+    wa.label = a.label;
+    wa.model = a.model;
+    wa.state = a.state;
+    wa.duration_ms = a.duration_ms;
+    wa.tokens = a.tokens;
+    wa.tool_calls = a.tool_calls;
+  }
 }
 
 void IngestBatch::apply_fact(TouchedSession& ts, const SessionFact& f) {
@@ -370,6 +441,8 @@ void IngestBatch::flush() {
   turn_durations_.clear();
   subagents_.clear();
   subagent_is_new_.clear();
+  workflows_.clear();
+  workflow_agents_.clear();
   file_states_.clear();
   session_files_.clear();
   deleted_sources_.clear();
@@ -413,6 +486,8 @@ void IngestBatch::write_lmdb() {
     }
     txn.put(db.subagents, key, rec.encode());
   }
+  for (const auto& [key, rec] : workflows_) txn.put(db.workflows, key, rec.encode());
+  for (const auto& [key, rec] : workflow_agents_) txn.put(db.workflow_agents, key, rec.encode());
   for (const auto& [sid, path] : deleted_sources_) {
     TouchedSession* s = nullptr;
     if (auto it = sessions_.find(sid); it != sessions_.end()) {

@@ -35,6 +35,8 @@ class IngestBatch {
 
   // Applies one line's records from `file` (its state is updated by the caller).
   void add(const SourceFile& file, FileState& state, LineRecords& rec, uint64_t line_offset);
+  // A workflow run read from its JSON file.
+  void add_workflow(const SourceFile& file, const WorkflowRun& run);
   // Records a file state to write with the next flush.
   void set_file_state(const FileState& state);
   // Marks sessions whose transcript at `path` vanished.
@@ -69,6 +71,8 @@ class IngestBatch {
   void apply_fact(TouchedSession& s, const SessionFact& f);
   void resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text);
   SubagentRec& touch_subagent(const std::string& sid, const std::string& agent_id, const SourceFile* file);
+  WorkflowRec& touch_workflow(const std::string& sid, const std::string& run_id);
+  WorkflowAgentRec& touch_workflow_agent(const std::string& sid, const std::string& run_id, const std::string& agent_id);
   bool stored(MDB_dbi dbi, const std::string& key);
   void write_lmdb();
 
@@ -92,6 +96,8 @@ class IngestBatch {
   std::vector<std::tuple<std::string, std::string, int64_t>> turn_durations_;  // sid, uuid, ms
   std::map<std::string, SubagentRec> subagents_;                  // pair_key(sid, agent)
   std::map<std::string, bool> subagent_is_new_;
+  std::map<std::string, WorkflowRec> workflows_;             // pair_key(sid, run)
+  std::map<std::string, WorkflowAgentRec> workflow_agents_;  // pair_key(run, agent)
   std::map<std::string, FileState> file_states_;
   std::vector<std::pair<std::string, std::string>> session_files_;
   std::vector<std::pair<std::string, std::string>> deleted_sources_;

@@ -187,6 +187,50 @@ std::optional<SubagentRec> SubagentRec::decode(std::string_view bytes) {
   return r;
 }
 
+std::string WorkflowRec::encode() const {
+  Encoder e;
+  for (const std::string* s : {&run_id, &session_id, &task_id, &parent_tool_use_id, &name, &status, &script,
+                               &result_json, &path})
+    e.str(*s);
+  for (int64_t v : {timestamp_ms, duration_ms, total_tokens}) e.i64(v);
+  e.u64(agent_count);
+  return e.take();
+}
+
+std::optional<WorkflowRec> WorkflowRec::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  WorkflowRec r;
+  for (std::string* s : {&r.run_id, &r.session_id, &r.task_id, &r.parent_tool_use_id, &r.name, &r.status, &r.script,
+                         &r.result_json, &r.path})
+    *s = std::string(d.str());
+  for (int64_t* v : {&r.timestamp_ms, &r.duration_ms, &r.total_tokens}) *v = d.i64();
+  r.agent_count = d.u64();
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
+std::string WorkflowAgentRec::encode() const {
+  Encoder e;
+  for (const std::string* s : {&run_id, &agent_id, &session_id, &phase, &label, &model, &state, &agent_type,
+                               &description, &transcript_path})
+    e.str(*s);
+  for (int64_t v : {duration_ms, tokens, tool_calls}) e.i64(v);
+  e.u64(message_count);
+  return e.take();
+}
+
+std::optional<WorkflowAgentRec> WorkflowAgentRec::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  WorkflowAgentRec r;
+  for (std::string* s : {&r.run_id, &r.agent_id, &r.session_id, &r.phase, &r.label, &r.model, &r.state, &r.agent_type,
+                         &r.description, &r.transcript_path})
+    *s = std::string(d.str());
+  for (int64_t* v : {&r.duration_ms, &r.tokens, &r.tool_calls}) *v = d.i64();
+  r.message_count = d.u64();
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
 std::string FileState::encode() const {
   Encoder e;
   e.u64(static_cast<uint64_t>(kind));

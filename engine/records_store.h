@@ -79,6 +79,22 @@ struct SubagentRec {
   static std::optional<SubagentRec> decode(std::string_view bytes);
 };
 
+struct WorkflowRec {
+  std::string run_id, session_id, task_id, parent_tool_use_id, name, status, script, result_json, path;
+  int64_t timestamp_ms = 0, duration_ms = 0, total_tokens = 0;
+  uint64_t agent_count = 0;
+  std::string encode() const;
+  static std::optional<WorkflowRec> decode(std::string_view bytes);
+};
+
+struct WorkflowAgentRec {
+  std::string run_id, agent_id, session_id, phase, label, model, state, agent_type, description, transcript_path;
+  int64_t duration_ms = 0, tokens = 0, tool_calls = 0;
+  uint64_t message_count = 0;
+  std::string encode() const;
+  static std::optional<WorkflowAgentRec> decode(std::string_view bytes);
+};
+
 // Per source file: where the next read starts, and how to notice the file was replaced.
 struct FileState {
   std::string path;

@@ -56,6 +56,8 @@ Store::Store(const std::string& dir, Mode mode) : dir_(dir) {
   dbis_.leaf_summary = open("leaf_summary");
   dbis_.subagents = open("subagents");
   dbis_.session_files = open("session_files");
+  dbis_.workflows = open("workflows");              // sid \0 run id
+  dbis_.workflow_agents = open("workflow_agents");  // run id \0 agent id
   dbis_.memories = open("memories");
   txn.commit();
 }

@@ -204,6 +204,12 @@ void parse_user_content(element obj, element content, Message& m) {
       if (!fp.empty())
         for (auto& r : m.tool_results)
           if (r.file_path.empty()) r.file_path = std::string(fp);
+      std::string_view run = str_field(tur, "runId");
+      if (!run.empty()) {
+        m.workflow_run_id = std::string(run);
+        m.workflow_task_id = std::string(str_field(tur, "taskId"));
+        m.workflow_status = std::string(str_field(tur, "status"));
+      }
       std::string_view agent = str_field(tur, "agentId");
       if (!agent.empty()) {
         m.spawned_agent_id = std::string(agent);
@@ -372,6 +378,47 @@ std::optional<SubagentMeta> read_subagent_meta(const std::string& path) {
   m.description = std::string(str_field(doc, "description"));
   m.tool_use_id = std::string(str_field(doc, "toolUseId"));
   return m;
+}
+
+}  // namespace osearch
+
+namespace osearch {
+
+std::optional<WorkflowRun> read_workflow_json(const std::string& path) {
+  simdjson::padded_string json;
+  if (simdjson::padded_string::load(path).get(json) != simdjson::SUCCESS) return std::nullopt;
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  if (parser.parse(json).get(doc) != simdjson::SUCCESS || !doc.is_object()) return std::nullopt;
+  WorkflowRun run;
+  run.run_id = std::string(str_field(doc, "runId"));
+  if (run.run_id.empty()) return std::nullopt;
+  run.task_id = std::string(str_field(doc, "taskId"));
+  run.name = std::string(str_field(doc, "workflowName"));
+  run.status = std::string(str_field(doc, "status"));
+  run.script = std::string(str_field(doc, "script"));
+  element result;
+  if (doc["result"].get(result) == simdjson::SUCCESS) run.result_json = simdjson::minify(result);
+  if (auto ts = parse_iso8601_ms(str_field(doc, "timestamp"))) run.timestamp_ms = *ts;
+  run.duration_ms = int_field(doc, "durationMs");
+  run.total_tokens = int_field(doc, "totalTokens");
+  array progress;
+  if (doc["workflowProgress"].get_array().get(progress) == simdjson::SUCCESS) {
+    for (element item : progress) {
+      if (str_field(item, "type") != "workflow_agent" || str_field(item, "agentId").empty()) continue;
+      WorkflowAgent a;
+      a.agent_id = std::string(str_field(item, "agentId"));
+      a.phase = std::string(str_field(item, "phaseTitle"));
+      a.label = std::string(str_field(item, "label"));
+      a.model = std::string(str_field(item, "model"));
+      a.state = std::string(str_field(item, "state"));
+      a.duration_ms = int_field(item, "durationMs");
+      a.tokens = int_field(item, "tokens");
+      a.tool_calls = int_field(item, "toolCalls");
+      run.agents.push_back(std::move(a));
+    }
+  }
+  return run;
 }
 
 }  // namespace osearch

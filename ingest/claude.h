@@ -29,4 +29,7 @@ struct SubagentMeta {
 };
 std::optional<SubagentMeta> read_subagent_meta(const std::string& path);
 
+// `<session>/workflows/<file>.json`: nullopt when unreadable or without a runId.
+std::optional<WorkflowRun> read_workflow_json(const std::string& path);
+
 }  // namespace osearch

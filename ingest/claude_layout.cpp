@@ -90,6 +90,14 @@ DiscoveryResult discover_claude(const std::string& root) {
       } else if (e.is_directory(ec)) {
         SourceFile sub = proto;
         sub.session_id = name;
+        for (const auto& wf : list_dir(e.path() / "workflows", r.errors)) {
+          std::string wname = wf.path().filename().string();
+          if (!wf.is_regular_file(ec) || !ends_with(wname, ".json")) continue;
+          SourceFile f = sub;
+          f.kind = SourceKind::ClaudeWorkflowRun;
+          f.path = wf.path().string();
+          if (fill_stat(f)) r.files.push_back(std::move(f));
+        }
         fs::path subagents = e.path() / "subagents";
         if (!fs::is_directory(subagents, ec)) continue;
         add_agent_files(subagents, sub, SourceKind::ClaudeNestedAgent, r.files, r.errors);

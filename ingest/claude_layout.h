@@ -13,6 +13,7 @@ enum class SourceKind : uint8_t {
   ClaudeRootAgent,      // <slug>/agent-<id>.jsonl: session = the sessionId its lines carry
   ClaudeNestedAgent,    // <slug>/<session>/subagents/agent-<id>.jsonl
   ClaudeWorkflowAgent,  // <slug>/<session>/subagents/workflows/<run>/agent-<id>.jsonl
+  ClaudeWorkflowRun,    // <slug>/<session>/workflows/<file>.json (a whole JSON document, re-read on change)
 };
 
 struct SourceFile {

@@ -69,6 +69,19 @@ struct Message {
   std::string spawned_agent_id;
   int64_t spawned_duration_ms = 0;
   int64_t spawned_total_tokens = 0;
+  // Workflow launch carried by a Workflow tool result (toolUseResult.runId …).
+  std::string workflow_run_id, workflow_task_id, workflow_status;
+};
+
+// A workflow run from `<session>/workflows/<file>.json` (one record per run, its agents inside).
+struct WorkflowAgent {
+  std::string agent_id, phase, label, model, state;
+  int64_t duration_ms = 0, tokens = 0, tool_calls = 0;
+};
+struct WorkflowRun {
+  std::string run_id, task_id, name, status, script, result_json;
+  int64_t timestamp_ms = 0, duration_ms = 0, total_tokens = 0;
+  std::vector<WorkflowAgent> agents;
 };
 
 // Session-level facts that are not messages.
