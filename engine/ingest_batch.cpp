@@ -155,8 +155,9 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
       std::find(s.models.begin(), s.models.end(), m.model) == s.models.end())
     s.models.push_back(m.model);
   if (s.first_prompt.empty() && r.role == Role::User && r.content_type == ContentType::Text && !r.is_meta &&
-      !r.is_sidechain && m.text.find_first_not_of(" \t\r\n") != std::string::npos)
-    s.first_prompt = m.text.substr(0, 2000);
+      !r.is_sidechain && m.prompt_offset < m.text.size() &&
+      m.text.find_first_not_of(" \t\r\n", m.prompt_offset) != std::string::npos)
+    s.first_prompt = m.text.substr(m.prompt_offset, 2000);
 
   record_tool_calls(sid, m, r.key, r.timestamp_ms, s, &pm);
   for (auto& res : m.tool_results) {

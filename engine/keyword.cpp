@@ -77,6 +77,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   Xapian::Database& db = reader.xapian();
   ParsedQuery parsed = parse_keyword_query(query, db);
   Xapian::Query q = apply_filters(parsed.query, f);
+  // Title documents stand for a session; a list of messages has no place for them.
+  if (o.by_message) q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, Xapian::Query(std::string(prefix::kTitleDoc)));
 
   Xapian::Enquire enq(db);
   enq.set_query(q);

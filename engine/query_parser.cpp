@@ -1,5 +1,7 @@
 #include "engine/query_parser.h"
 
+#include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "engine/query.h"
@@ -38,9 +40,23 @@ Xapian::Query substring_terms(const Xapian::Database& db, std::string_view pfx, 
   return or_all(qs);
 }
 
+// Number of letter/digit runs in a compound ("2.29.1" -> 3).
+size_t word_runs(std::string_view s) {
+  size_t runs = 0;
+  bool in = false;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    bool w = u >= 0x80 || std::isalnum(u) || c == '_';
+    if (w && !in) ++runs;
+    in = w;
+  }
+  return runs;
+}
+
 struct Clause {
   Xapian::Query query;
   std::string field;  // empty for free text
+  bool valid = true;  // false: the token had nothing searchable (e.g. only punctuation)
 };
 
 class Parser {
@@ -48,7 +64,10 @@ class Parser {
   Parser(const Xapian::Database& db, ParsedQuery& out) : db_(db), out_(out) {}
 
   Clause clause(const std::string& tok) {
-    if (tok.size() >= 2 && tok.front() == '"') return {phrase(tok), ""};
+    if (tok.size() >= 2 && tok.front() == '"') {
+      Xapian::Query q = phrase(tok);
+      return {q, "", !q.empty()};
+    }
     if (auto colon = tok.find(':'); colon != std::string::npos && colon > 0 && colon + 1 < tok.size()) {
       std::string field = lower(tok.substr(0, colon));
       std::string value = tok.substr(colon + 1);
@@ -64,7 +83,8 @@ class Parser {
         return {Xapian::Query(Xapian::Query::OP_WILDCARD, stem, 256, Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT), ""};
       }
     }
-    return {words(tok), ""};
+    Xapian::Query q = words(tok);
+    return {q, "", !q.empty()};
   }
 
  private:
@@ -105,8 +125,14 @@ class Parser {
         case TermKind::Part: break;
       }
     });
-    std::vector<std::string> terms = compounds.empty() ? plain : compounds;
-    if (compounds.empty()) {
+    // A compound the index does not hold whole (a file name or UUID inside a longer path, a partial
+    // path) falls back to all of its words.
+    // Only when every part of it is itself indexed: "2.29.1" must not shrink to "29".
+    bool whole = !compounds.empty() && (std::all_of(compounds.begin(), compounds.end(), [&](const std::string& c) {
+      return db_.term_exists(c);
+    }) || plain.size() < word_runs(compounds.front()));
+    std::vector<std::string> terms = whole ? compounds : plain;
+    if (!whole) {
       auto& cjk = bigrams.empty() ? unigrams : bigrams;
       terms.insert(terms.end(), cjk.begin(), cjk.end());
     }
@@ -194,7 +220,7 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
     size_t before = out.positive_terms.size();
     Clause c = parser.clause(tok);
     if (neg) out.positive_terms.resize(before);  // a negated word is never "matched"
-    if (c.query.empty()) continue;
+    if (!c.valid) continue;
     if (neg) {
       nots.push_back(c.query);
     } else if (!c.field.empty()) {
@@ -206,7 +232,8 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
     }
     pending_or = false;
   }
-  if (musts.empty() && filters.empty() && nots.empty()) throw BadInput("usage", "empty query: give at least one word");
+  if (musts.empty() && filters.empty() && nots.empty())
+    throw BadInput("usage", "nothing searchable in query '" + text + "': give at least one word");
   Xapian::Query q = musts.empty() ? Xapian::Query::MatchAll : and_all(musts);
   if (!filters.empty()) {
     std::vector<Xapian::Query> groups;

@@ -98,6 +98,9 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   const bool positions = wants_positions(m);
   index_text(doc, d.text, positions);
   if (!positions) doc.add_boolean_term(std::string(prefix::kNoPositions));
+  // Tool call ids (the call's, or the one a result answers) are searchable verbatim.
+  for (const auto& id : m.tool_call_ids)
+    if (!id.empty() && id.size() <= kMaxWordBytes) doc.add_term(lower(id));
   doc.add_boolean_term(unique_term(m));
   doc.add_boolean_term(boolean_term(prefix::kSession, m.session_id));
   doc.add_boolean_term(boolean_term(prefix::kProject, s.project));

@@ -24,6 +24,7 @@ class Tokenizer {
 
  private:
   void flush_span(std::string_view span, uint32_t& pos, auto& sink);
+  void emit_path_segments(std::string_view path, uint32_t pos, auto& sink);
   std::string term_, compound_;
 };
 
@@ -157,6 +158,37 @@ void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
     compound_.assign(span);
     for (char& ch : compound_) ch = ascii_lower(ch);
     sink(std::string_view(compound_), first_pos, TermKind::Compound);
+    emit_path_segments(std::string_view(compound_), first_pos, sink);
+  }
+}
+
+// Inside a path (or path:line, scheme://host), each segment that is itself an identifier
+// ("keyword.cpp", "<uuid>.json") is a compound too, so a file name is found without its directories.
+void Tokenizer::emit_path_segments(std::string_view path, uint32_t pos, auto& sink) {
+  if (path.find_first_of("/\\:") == std::string_view::npos) return;
+  size_t b = 0;
+  while (b <= path.size()) {
+    size_t e = path.find_first_of("/\\:", b);
+    if (e == std::string_view::npos) e = path.size();
+    std::string_view seg = path.substr(b, e - b);
+    while (!seg.empty() && detail::kAscii.c[static_cast<unsigned char>(seg.front()) & 0x7f] == detail::CharClass::Connector &&
+           static_cast<unsigned char>(seg.front()) < 0x80)
+      seg.remove_prefix(1);
+    while (!seg.empty() && detail::kAscii.c[static_cast<unsigned char>(seg.back()) & 0x7f] == detail::CharClass::Connector &&
+           static_cast<unsigned char>(seg.back()) < 0x80)
+      seg.remove_suffix(1);
+    bool conn = false;
+    unsigned runs = 0;
+    bool in_word = false;
+    for (char ch : seg) {
+      auto u = static_cast<unsigned char>(ch);
+      bool word = u >= 0x80 || detail::kAscii.c[u] == detail::CharClass::Word;
+      if (!word) conn = true;
+      if (word && !in_word) ++runs;
+      in_word = word;
+    }
+    if (conn && runs >= 2) sink(seg, pos, TermKind::Compound);
+    b = e + 1;
   }
 }
 

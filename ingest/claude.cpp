@@ -266,6 +266,23 @@ void parse_assistant_content(element content, Message& m) {
     m.content_type = ContentType::Thinking;
 }
 
+// IDE integrations prepend <ide_opened_file>/<ide_selection> blocks to the typed prompt.
+size_t skip_ide_context(std::string_view text) {
+  size_t pos = 0;
+  for (;;) {
+    size_t start = text.find_first_not_of(" \t\r\n", pos);
+    if (start == std::string_view::npos) return text.size();
+    std::string_view rest = text.substr(start);
+    std::string_view close;
+    if (starts_with(rest, "<ide_opened_file>")) close = "</ide_opened_file>";
+    else if (starts_with(rest, "<ide_selection>")) close = "</ide_selection>";
+    else return start;
+    size_t end = rest.find(close);
+    if (end == std::string_view::npos) return start;
+    pos = start + end + close.size();
+  }
+}
+
 bool parse_message(element obj, std::string_view type, Message& m) {
   m.uuid = std::string(str_field(obj, "uuid"));
   if (m.uuid.empty()) return false;
@@ -304,6 +321,7 @@ bool parse_message(element obj, std::string_view type, Message& m) {
     meta_flag = true;
   }
   if (m.role == Role::User && m.content_type != ContentType::Command && is_meta_user_text(m.text)) meta_flag = true;
+  if (m.role == Role::User && m.content_type == ContentType::Text) m.prompt_offset = skip_ide_context(m.text);
   m.is_meta = meta_flag;
   return true;
 }

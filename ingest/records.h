@@ -63,6 +63,7 @@ struct Message {
   std::string version;
   std::string skill;
   std::string text;  // full decoded searchable text (never image bytes)
+  size_t prompt_offset = 0;  // where the human's own words start in `text` (after injected IDE context)
   std::vector<ToolCall> tool_calls;
   std::vector<ToolResult> tool_results;
   // Subagent facts carried by a Task/Agent tool result (toolUseResult.agentId …).
