@@ -10,17 +10,8 @@
 namespace osearch {
 namespace {
 
-std::string sess_time_key(int64_t ended_at, std::string_view sid) {
-  std::string k;
-  put_be64(k, sortable_i64(ended_at));
-  k.append(sid);
-  return k;
-}
-
 bool is_agent_file(SourceKind k) { return k != SourceKind::ClaudeMain; }
 
-// Above this much text a batch is split over two shard writers.
-constexpr size_t kParallelShardBytes = 4u << 20;
 
 }  // namespace
 
@@ -258,22 +249,12 @@ void IngestBatch::record_tool_calls(const std::string& sid, Message& m, const st
 
 SubagentRec& IngestBatch::touch_subagent(const std::string& sid, const std::string& agent_id, const SourceFile* file) {
   std::string key = pair_key(sid, agent_id);
-  auto it = subagents_.find(key);
-  if (it == subagents_.end()) {
-    SubagentRec rec;
-    bool is_new = true;
-    if (auto v = reader().get(store_.db().subagents, key)) {
-      if (auto old = SubagentRec::decode(*v)) {
-        rec = std::move(*old);
-        is_new = false;
-      }
-    }
-    rec.agent_id = agent_id;
-    rec.session_id = sid;
-    it = subagents_.emplace(key, std::move(rec)).first;
-    subagent_is_new_[key] = is_new;
-  }
-  SubagentRec& rec = it->second;
+  bool is_new = false;
+  bool first_touch = !subagents_.count(key);
+  SubagentRec& rec = touch_record(subagents_, store_.db().subagents, key, &is_new);
+  if (first_touch) subagent_is_new_[key] = is_new;
+  rec.agent_id = agent_id;
+  rec.session_id = sid;
   if (file && rec.transcript_path.empty()) {
     rec.transcript_path = file->path;
     if (auto meta = read_subagent_meta(subagent_meta_path(file->path))) {
@@ -285,34 +266,37 @@ SubagentRec& IngestBatch::touch_subagent(const std::string& sid, const std::stri
   return rec;
 }
 
-WorkflowRec& IngestBatch::touch_workflow(const std::string& sid, const std::string& run_id) {
-  std::string key = pair_key(sid, run_id);
-  auto it = workflows_.find(key);
-  if (it == workflows_.end()) {
-    WorkflowRec rec;
-    if (auto v = reader().get(store_.db().workflows, key))
-      if (auto old = WorkflowRec::decode(*v)) rec = std::move(*old);
-    rec.run_id = run_id;
-    rec.session_id = sid;
-    it = workflows_.emplace(key, std::move(rec)).first;
+// The batch's copy of a record: loaded from LMDB on first touch, else a new one.
+template <typename Rec>
+Rec& IngestBatch::touch_record(std::map<std::string, Rec>& batch, MDB_dbi dbi, const std::string& key, bool* is_new) {
+  auto it = batch.find(key);
+  if (it != batch.end()) return it->second;
+  Rec rec;
+  bool fresh = true;
+  if (auto v = reader().get(dbi, key)) {
+    if (auto old = Rec::decode(*v)) {
+      rec = std::move(*old);
+      fresh = false;
+    }
   }
-  return it->second;
+  if (is_new) *is_new = fresh;
+  return batch.emplace(key, std::move(rec)).first->second;
+}
+
+WorkflowRec& IngestBatch::touch_workflow(const std::string& sid, const std::string& run_id) {
+  WorkflowRec& rec = touch_record(workflows_, store_.db().workflows, pair_key(sid, run_id));
+  rec.run_id = run_id;
+  rec.session_id = sid;
+  return rec;
 }
 
 WorkflowAgentRec& IngestBatch::touch_workflow_agent(const std::string& sid, const std::string& run_id,
                                                     const std::string& agent_id) {
-  std::string key = pair_key(run_id, agent_id);
-  auto it = workflow_agents_.find(key);
-  if (it == workflow_agents_.end()) {
-    WorkflowAgentRec rec;
-    if (auto v = reader().get(store_.db().workflow_agents, key))
-      if (auto old = WorkflowAgentRec::decode(*v)) rec = std::move(*old);
-    rec.run_id = run_id;
-    rec.agent_id = agent_id;
-    rec.session_id = sid;
-    it = workflow_agents_.emplace(key, std::move(rec)).first;
-  }
-  return it->second;
+  WorkflowAgentRec& rec = touch_record(workflow_agents_, store_.db().workflow_agents, pair_key(run_id, agent_id));
+  rec.run_id = run_id;
+  rec.agent_id = agent_id;
+  rec.session_id = sid;
+  return rec;
 }
 
 void IngestBatch::add_workflow(const SourceFile& file, const WorkflowRun& run) {
@@ -389,140 +373,6 @@ void IngestBatch::set_file_state(const FileState& state) { file_states_[state.pa
 
 void IngestBatch::mark_source_deleted(const std::string& session_id, const std::string& path) {
   deleted_sources_.emplace_back(session_id, path);
-}
-
-void IngestBatch::flush() {
-  if (empty()) return;
-  PhaseTimer timer("flush");
-  // 1. Text first: durable before anything points at it.
-  for (auto& pm : messages_) {
-    pm.rec.text_offset = log_.append(pm.rec.key, pm.text);
-    pm.rec.text_len = pm.text.size();
-  }
-  log_.sync();
-  timer.mark("text log");
-  // 2. Xapian. New messages go to fresh shard databases (in parallel for big batches): a fresh
-  // database takes documents several times faster than a large one, and a shard only becomes part
-  // of the index in the LMDB transaction below, so a crash never leaves documents LMDB does not
-  // know about. Every message here is a new (session, uuid) pair, so no shard repeats another.
-  // Title documents are replaced in place in the main database.
-  std::vector<MessageDoc> docs;
-  docs.reserve(messages_.size());
-  for (const auto& pm : messages_)
-    docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names});
-  if (!docs.empty()) {
-    unsigned threads = pending_bytes_ >= kParallelShardBytes ? 2 : 1;
-    for (auto& name : xapian_.write_shards(docs, threads)) layout_.shards.push_back(std::move(name));
-  }
-  bool titles_changed = false;
-  for (auto& [id, ts] : sessions_) {
-    if (ts.rec.message_count == 0) continue;
-    if (ts.rec.title() != ts.committed_title || !ts.exists_in_store) {
-      xapian_.set_session_title(ts.rec);
-      titles_changed = true;
-    }
-  }
-  if (titles_changed) xapian_.commit();
-  timer.mark("xapian");
-  // 3. LMDB records and file offsets, in one transaction.
-  reader_.reset();
-  write_lmdb();
-  timer.mark("lmdb");
-
-  sessions_.clear();
-  messages_.clear();
-  tool_calls_.clear();
-  tool_results_.clear();
-  message_by_uuid_.clear();
-  sessions_by_uuid_.clear();
-  tool_call_ids_.clear();
-  tool_names_.clear();
-  usage_seen_.clear();
-  leaf_summaries_.clear();
-  turn_durations_.clear();
-  subagents_.clear();
-  subagent_is_new_.clear();
-  workflows_.clear();
-  workflow_agents_.clear();
-  file_states_.clear();
-  session_files_.clear();
-  deleted_sources_.clear();
-  pending_bytes_ = 0;
-  // early_facts_ survive: their session may still appear in a later batch of the same run.
-}
-
-void IngestBatch::write_lmdb() {
-  const Dbis& db = store_.db();
-  LmdbTxn txn(store_.env(), false);
-
-  // Turn durations land on their message, in this batch or already stored.
-  for (const auto& [sid, uuid, ms] : turn_durations_) {
-    std::string uk = pair_key(uuid, sid);
-    if (auto it = message_by_uuid_.find(uk); it != message_by_uuid_.end()) {
-      messages_[it->second].rec.turn_duration_ms = ms;
-    } else if (auto key = txn.get(db.msg_uuid, uk)) {
-      std::string k(*key);
-      if (auto v = txn.get(db.messages, k)) {
-        if (auto rec = MessageRec::decode(k, *v)) {
-          rec->turn_duration_ms = ms;
-          txn.put(db.messages, k, rec->encode());
-        }
-      }
-    }
-  }
-  for (const auto& pm : messages_) {
-    txn.put(db.messages, pm.rec.key, pm.rec.encode());
-    txn.put(db.msg_uuid, pair_key(pm.rec.uuid, pm.rec.session_id), pm.rec.key);
-  }
-  for (const auto& tc : tool_calls_) {
-    txn.put(db.tool_calls, pair_key(tc.session_id, tc.id), tc.encode());
-    if (!tc.file_path.empty()) txn.put(db.tc_by_path, pair_key(tc.file_path, pair_key(tc.session_id, tc.id)), "");
-  }
-  for (const auto& tr : tool_results_) txn.put(db.tool_results, pair_key(tr.session_id, tr.tool_use_id), tr.encode());
-  for (const auto& uk : usage_seen_) txn.put(db.usage_seen, uk, "");
-  for (const auto& [leaf, value] : leaf_summaries_) txn.put(db.leaf_summary, leaf, value);
-  for (const auto& [key, rec] : subagents_) {
-    if (subagent_is_new_[key]) {
-      if (auto it = sessions_.find(rec.session_id); it != sessions_.end()) ++it->second.rec.subagent_count;
-    }
-    txn.put(db.subagents, key, rec.encode());
-  }
-  for (const auto& [key, rec] : workflows_) txn.put(db.workflows, key, rec.encode());
-  for (const auto& [key, rec] : workflow_agents_) txn.put(db.workflow_agents, key, rec.encode());
-  for (const auto& [sid, path] : deleted_sources_) {
-    TouchedSession* s = nullptr;
-    if (auto it = sessions_.find(sid); it != sessions_.end()) {
-      s = &it->second;
-    } else if (auto v = txn.get(db.sessions, sid)) {
-      if (auto rec = SessionRec::decode(*v)) {
-        TouchedSession t;
-        t.rec = std::move(*rec);
-        t.committed_ended_at = t.rec.ended_at;
-        t.exists_in_store = true;
-        s = &sessions_.emplace(sid, std::move(t)).first->second;
-      }
-    }
-    if (s && s->rec.jsonl_path == path) s->rec.source_deleted = true;
-  }
-  for (auto& [id, ts] : sessions_) {
-    if (ts.rec.message_count == 0) continue;  // a transcript with no messages is not a session
-    if (ts.exists_in_store) txn.del(db.sess_by_time, sess_time_key(ts.committed_ended_at, id));
-    txn.put(db.sess_by_time, sess_time_key(ts.rec.ended_at, id), "");
-    txn.put(db.sess_by_project, pair_key(ts.rec.project, id), "");
-    txn.put(db.sessions, id, ts.rec.encode());
-  }
-  for (const auto& [sid, path] : session_files_) txn.put(db.session_files, pair_key(sid, path), "");
-  for (const auto& [path, st] : file_states_) {
-    txn.put(db.files, path, st.encode());
-    if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), "");
-  }
-  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, layout_.generation);
-  txn.put(db.meta, meta_key::kXapianShards, layout_.encode_shards());
-  Store::put_meta_u64(txn, db, meta_key::kTextBytes, log_.bytes());
-  Store::put_meta_u64(txn, db, meta_key::kTextEntries, log_.entries());
-  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
-  Store::put_meta_u64(txn, db, meta_key::kLastIndexedAt, static_cast<uint64_t>(now.count()));
-  txn.commit();
 }
 
 }  // namespace osearch

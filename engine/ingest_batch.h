@@ -71,6 +71,8 @@ class IngestBatch {
   void apply_fact(TouchedSession& s, const SessionFact& f);
   void resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text);
   SubagentRec& touch_subagent(const std::string& sid, const std::string& agent_id, const SourceFile* file);
+  template <typename Rec>
+  Rec& touch_record(std::map<std::string, Rec>& batch, MDB_dbi dbi, const std::string& key, bool* is_new = nullptr);
   WorkflowRec& touch_workflow(const std::string& sid, const std::string& run_id);
   WorkflowAgentRec& touch_workflow_agent(const std::string& sid, const std::string& run_id, const std::string& agent_id);
   bool stored(MDB_dbi dbi, const std::string& key);
