@@ -1,5 +1,7 @@
 #include "cli/json_writer.h"
 
+#include "ingest/utf8.h"
+
 #include <cassert>
 #include <charconv>
 #include <cmath>
@@ -9,30 +11,7 @@ namespace {
 
 constexpr bool is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
 
-// Length of the well-formed UTF-8 sequence at s[pos], or 0 (overlong,
-// surrogate, > U+10FFFF, truncated or stray byte).
-size_t valid_seq_len(std::string_view s, size_t pos) {
-    const auto b0 = static_cast<unsigned char>(s[pos]);
-    size_t len = 0;
-    if ((b0 & 0xE0) == 0xC0)
-        len = 2;
-    else if ((b0 & 0xF0) == 0xE0)
-        len = 3;
-    else if ((b0 & 0xF8) == 0xF0)
-        len = 4;
-    else
-        return b0 < 0x80 ? 1 : 0;
-    if (len > s.size() - pos) return 0;
-    uint32_t cp = b0 & (0x7Fu >> len);
-    for (size_t i = 1; i < len; ++i) {
-        const auto b = static_cast<unsigned char>(s[pos + i]);
-        if (!is_cont(b)) return 0;
-        cp = (cp << 6) | (b & 0x3Fu);
-    }
-    constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
-}
+size_t valid_seq_len(std::string_view s, size_t pos) { return utf8_sequence(s, pos); }
 
 // Bytes that can be copied verbatim: printable ASCII other than " and \.
 constexpr bool plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }

@@ -1,5 +1,7 @@
 #include "engine/snippet.h"
 
+#include "ingest/utf8.h"
+
 #include <algorithm>
 #include <cstdint>
 
@@ -15,30 +17,7 @@ constexpr bool is_ws(char c) {
 
 constexpr bool is_cont(char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; }
 
-// Length of the well-formed UTF-8 sequence at t[pos], or 0 if there is none
-// (overlong, surrogate, > U+10FFFF, truncated, stray continuation byte).
-size_t valid_seq_len(std::string_view t, size_t pos) {
-    const auto b0 = static_cast<unsigned char>(t[pos]);
-    if (b0 < 0x80) return 1;
-    size_t len = 0;
-    if ((b0 & 0xE0) == 0xC0)
-        len = 2;
-    else if ((b0 & 0xF0) == 0xE0)
-        len = 3;
-    else if ((b0 & 0xF8) == 0xF0)
-        len = 4;
-    else
-        return 0;
-    if (len > t.size() - pos) return 0;
-    uint32_t cp = b0 & (0x7Fu >> len);
-    for (size_t i = 1; i < len; ++i) {
-        if (!is_cont(t[pos + i])) return 0;
-        cp = (cp << 6) | (static_cast<unsigned char>(t[pos + i]) & 0x3Fu);
-    }
-    constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-    return len;
-}
+size_t valid_seq_len(std::string_view s, size_t pos) { return utf8_sequence(s, pos); }
 
 // One "character" when walking forward: a valid sequence or a single bad byte.
 size_t char_len(std::string_view t, size_t pos) { return std::max<size_t>(1, valid_seq_len(t, pos)); }

@@ -1,42 +1,16 @@
 #include "engine/tokenizer.h"
 
+#include "ingest/utf8.h"
+
 namespace osearch {
 
 size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp) {
-  auto b0 = static_cast<unsigned char>(s[i]);
-  if (b0 < 0x80) {
-    cp = b0;
-    return 1;
-  }
-  size_t len;
-  uint32_t min;
-  if ((b0 & 0xE0) == 0xC0) {
-    len = 2, cp = b0 & 0x1F, min = 0x80;
-  } else if ((b0 & 0xF0) == 0xE0) {
-    len = 3, cp = b0 & 0x0F, min = 0x800;
-  } else if ((b0 & 0xF8) == 0xF0) {
-    len = 4, cp = b0 & 0x07, min = 0x10000;
-  } else {
+  size_t n = utf8_sequence(s, i, &cp);
+  if (n == 0) {
     cp = 0xFFFD;
     return 1;
   }
-  if (i + len > s.size()) {
-    cp = 0xFFFD;
-    return 1;
-  }
-  for (size_t k = 1; k < len; ++k) {
-    auto b = static_cast<unsigned char>(s[i + k]);
-    if ((b & 0xC0) != 0x80) {
-      cp = 0xFFFD;
-      return 1;
-    }
-    cp = (cp << 6) | (b & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-    cp = 0xFFFD;
-    return 1;
-  }
-  return len;
+  return n;
 }
 
 bool is_cjk(uint32_t cp) {
