@@ -53,7 +53,7 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
     }
   }
   if (ctx.verbose)
-    for (const auto& p : s.problems) std::fprintf(stderr, "osearch: skipped %s\n", p.c_str());
+    for (const auto& p : s.problems) std::fprintf(stderr, "osearch: %s\n", p.c_str());
   if (ctx.format == Format::Text) {
     if (!ctx.quiet)
       std::printf(

@@ -21,7 +21,7 @@ namespace {
 
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 5;
+constexpr uint64_t kSchemaVersion = 6;
 
 struct WorkItem {
   SourceFile file;
@@ -153,6 +153,26 @@ JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
   return res;
 }
 
+// Is there a session none of whose source files exists any more?
+bool has_archived_sessions(Store& store) {
+  LmdbTxn r(store.env(), true);
+  LmdbCursor sessions(r, store.db().sessions);
+  for (bool ok = sessions.first(); ok; ok = sessions.next()) {
+    std::string pfx = std::string(sessions.key()) + '\0';
+    bool any_present = false;
+    LmdbCursor files(r, store.db().session_files);
+    for (bool f = files.seek(pfx); f && files.key().substr(0, pfx.size()) == pfx; f = files.next()) {
+      std::error_code ec;
+      if (std::filesystem::exists(std::string(files.key().substr(pfx.size())), ec)) {
+        any_present = true;
+        break;
+      }
+    }
+    if (!any_present) return true;
+  }
+  return false;
+}
+
 bool under_root(const std::string& path, const std::vector<SourceRoot>& roots) {
   for (const auto& r : roots) {
     std::string d = r.dir;
@@ -179,8 +199,12 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     LmdbTxn r(store.env(), true);
     schema_changed = Store::meta_u64(r, db, meta_key::kSchema) != kSchemaVersion;
   }
+  // --full rebuilds what the sources still hold. Sessions whose every source file is gone are the
+  // archive (SPEC §2: kept until `prune`), so when there are any, --full re-reads every present file
+  // and replaces its sessions instead of starting from nothing.
+  const bool keep_archive = options.full && !schema_changed && has_archived_sessions(store);
   // An index written by an incompatible version is rebuilt from the sources (memories are kept).
-  if (options.full || schema_changed) {
+  if ((options.full && !keep_archive) || schema_changed) {
     clear_derived(store);
     LmdbTxn txn(store.env(), false);
     Store::put_meta_u64(txn, db, meta_key::kSchema, kSchemaVersion);
@@ -225,7 +249,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     FileState st;
     if (it != states.end()) {
       st = it->second;
-      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
+      bool replaced = keep_archive || st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
       if (replaced) {
         if (!st.session_id.empty()) drop.insert(st.session_id);
         st.offset = st.lines = st.bad_lines = 0;
@@ -299,6 +323,9 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     st.lines += res.lines;
     st.bad_lines += res.bad_lines;
     summary.bad_lines += res.bad_lines;
+    if (res.bad_lines)
+      summary.problems.push_back(f.path + ": " + std::to_string(res.bad_lines) + " bad line" +
+                                 (res.bad_lines == 1 ? "" : "s") + " skipped");
     summary.bytes_read += res.bytes_read;
     ++summary.files_changed;
     batch.set_file_state(st);

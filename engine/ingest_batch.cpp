@@ -70,7 +70,7 @@ void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec
   std::string sid = resolve_session(file, state, rec);
   if (sid.empty()) return;
   if (rec.is_message) add_message(file, sid, rec.message, line_offset);
-  for (auto& f : rec.facts) add_fact(file, sid, f);
+  for (auto& f : rec.facts) add_fact(file, sid, f, line_offset);
 }
 
 void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset) {
@@ -209,10 +209,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     from_store = std::string(*v);
     summary = from_store;
   }
-  if (!summary.empty()) {
-    size_t z = summary.find('\0');
-    if (z != std::string_view::npos && summary.substr(0, z) == s.project) s.summary_title = summary.substr(z + 1);
-  }
+  if (!summary.empty()) apply_summary(s, summary);
 
   pending_bytes_ += m.text.size() + 256;
   pm.text = std::move(m.text);
@@ -335,9 +332,9 @@ void IngestBatch::apply_fact(TouchedSession& ts, const SessionFact& f) {
   }
 }
 
-void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, SessionFact& f) {
+void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, SessionFact& f, uint64_t line_offset) {
   if (f.kind == SessionFact::Kind::Summary) {
-    resolve_summary_leaf(f.ref_uuid, file.project, f.text);
+    resolve_summary_leaf(f.ref_uuid, file.project, f.text, file, line_offset);
     return;
   }
   // Titles in subagent files describe the subagent, not the session.
@@ -349,11 +346,35 @@ void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, Sessi
   }
 }
 
-void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text) {
+// A leaf summary value: project \0 rank(12 bytes: file tag, line offset) text. Of several summaries
+// for one session, the one written last (highest rank) titles it, whatever order files are read in.
+void IngestBatch::apply_summary(SessionRec& s, std::string_view value) {
+  size_t z = value.find('\0');
+  if (z == std::string_view::npos || value.size() < z + 13 || value.substr(0, z) != s.project) return;
+  std::string_view rank = value.substr(z + 1, 12);
+  if (!s.summary_rank.empty() && rank < std::string_view(s.summary_rank)) return;
+  s.summary_rank = std::string(rank);
+  s.summary_title = std::string(value.substr(z + 13));
+}
+
+void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text,
+                                       const SourceFile& file, uint64_t line_offset) {
   if (leaf.empty() || text.empty()) return;
   std::string value = project;
   value.push_back('\0');
+  put_be32(value, file_tag(file.path));
+  put_be64(value, line_offset);
   value.append(text);
+  std::string_view rank = std::string_view(value).substr(project.size() + 1, 12);
+  auto keep_existing = [&](std::string_view old) {
+    size_t z = old.find('\0');
+    return z != std::string_view::npos && old.size() >= z + 13 && old.substr(z + 1, 12) > rank;
+  };
+  if (auto it = leaf_summaries_.find(leaf); it != leaf_summaries_.end()) {
+    if (keep_existing(it->second)) return;
+  } else if (auto v = reader().get(store_.db().leaf_summary, leaf); v && keep_existing(*v)) {
+    return;
+  }
   leaf_summaries_[leaf] = value;
   std::vector<std::string> sids;
   if (auto it = sessions_by_uuid_.find(leaf); it != sessions_by_uuid_.end()) sids = it->second;
@@ -363,10 +384,8 @@ void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::strin
     for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next())
       sids.emplace_back(cur.key().substr(pfx.size()));
   }
-  for (const auto& sid : sids) {
-    TouchedSession* s = find_session(sid);
-    if (s && s->rec.project == project) s->rec.summary_title = text;
-  }
+  for (const auto& sid : sids)
+    if (TouchedSession* s = find_session(sid)) apply_summary(s->rec, value);
 }
 
 void IngestBatch::set_file_state(const FileState& state) { file_states_[state.path] = state; }

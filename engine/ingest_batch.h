@@ -67,9 +67,11 @@ class IngestBatch {
   void add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset);
   void record_tool_calls(const std::string& sid, Message& m, const std::string& message_key, int64_t ts,
                          SessionRec& s, PendingMessage* pm);
-  void add_fact(const SourceFile& file, const std::string& sid, SessionFact& f);
+  void add_fact(const SourceFile& file, const std::string& sid, SessionFact& f, uint64_t line_offset);
   void apply_fact(TouchedSession& s, const SessionFact& f);
-  void resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text);
+  void resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text,
+                            const SourceFile& file, uint64_t line_offset);
+  void apply_summary(SessionRec& s, std::string_view value);
   SubagentRec& touch_subagent(const std::string& sid, const std::string& agent_id, const SourceFile* file);
   template <typename Rec>
   Rec& touch_record(std::map<std::string, Rec>& batch, MDB_dbi dbi, const std::string& key, bool* is_new = nullptr);

@@ -50,7 +50,8 @@ std::string SessionRec::encode() const {
   Encoder e;
   e.u64(1);  // record version
   for (const std::string* s : {&id, &agent, &project, &project_path, &cwd, &jsonl_path, &git_branch, &version,
-                               &custom_title, &ai_title, &summary_title, &last_prompt, &first_prompt, &away_summary})
+                               &custom_title, &ai_title, &summary_title, &last_prompt, &first_prompt, &away_summary,
+                               &summary_rank})
     e.str(*s);
   e.i64(started_at);
   e.i64(ended_at);
@@ -71,7 +72,7 @@ std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
   d.u64();
   for (std::string* s : {&r.id, &r.agent, &r.project, &r.project_path, &r.cwd, &r.jsonl_path, &r.git_branch,
                          &r.version, &r.custom_title, &r.ai_title, &r.summary_title, &r.last_prompt, &r.first_prompt,
-                         &r.away_summary})
+                         &r.away_summary, &r.summary_rank})
     *s = std::string(d.str());
   r.started_at = d.i64();
   r.ended_at = d.i64();

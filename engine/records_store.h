@@ -22,6 +22,7 @@ struct SessionRec {
   std::string git_branch;
   std::string version;
   std::string custom_title, ai_title, summary_title, last_prompt, first_prompt, away_summary;
+  std::string summary_rank;  // where summary_title was written (file tag + offset): the last one wins
   int64_t started_at = 0;  // ms since epoch, 0 = unknown
   int64_t ended_at = 0;
   uint64_t message_count = 0;

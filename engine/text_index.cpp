@@ -162,10 +162,31 @@ Xapian::Database open_index_database(const std::string& index_dir, const XapianL
   return db;
 }
 
+// Transcripts hold secrets: database dirs 0700 and files 0600 whatever the process umask.
+void restrict_permissions(const std::string& dir) {
+  std::error_code ec;
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec))
+      fs::permissions(e.path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
+}
+
+namespace {
+// A main database directory without its revision file was never committed (a crash while it was
+// being created): it holds nothing, and Xapian cannot open it, so start it again.
+std::string fresh_or_existing(const std::string& dir) {
+  if (fs::exists(dir) && !fs::exists(dir + "/iamglass")) fs::remove_all(dir);
+  return dir;
+}
+}  // namespace
+
 TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayout& layout)
     : index_dir_(index_dir),
       layout_(layout),
-      db_(layout.main_dir(index_dir), Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK) {}
+      db_(fresh_or_existing(layout.main_dir(index_dir)), Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK) {
+  db_.commit();  // writes iamglass for a new database at once
+  restrict_permissions(layout.main_dir(index_dir));
+}
 
 void TextIndexWriter::set_session_title(const SessionRec& s) {
   std::string uid = DocBuilder::title_unique_term(s.id);
@@ -212,6 +233,7 @@ std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDo
       for (size_t i = cuts[t]; i < cuts[t + 1]; ++i) shard.add_document(builder.message(docs[i]));
       shard.commit();
       shard.close();
+      restrict_permissions(index_dir_ + "/" + names[t]);
       // One fsync pass per file once written: the shard must be durable before LMDB names it.
       for (const auto& e : fs::directory_iterator(index_dir_ + "/" + names[t])) {
         int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC);
@@ -240,6 +262,7 @@ XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
   db_.commit();
   Xapian::Database all = open_index_database(index_dir_, layout);
   all.compact(next.main_dir(index_dir_), Xapian::DBCOMPACT_MULTIPASS);
+  restrict_permissions(next.main_dir(index_dir_));
   db_.close();
   db_ = Xapian::WritableDatabase(next.main_dir(index_dir_), Xapian::DB_OPEN | Xapian::DB_RETRY_LOCK);
   layout_ = next;
@@ -255,6 +278,7 @@ XapianLayout TextIndexWriter::merge_shards(const XapianLayout& layout) {
   Xapian::Database shards;
   for (const auto& s : layout.shards) shards.add_database(Xapian::Database(index_dir_ + "/" + s));
   shards.compact(index_dir_ + "/" + name, Xapian::DBCOMPACT_MULTIPASS);
+  restrict_permissions(index_dir_ + "/" + name);
   next.shards = {name};
   layout_ = next;
   return next;

@@ -75,6 +75,9 @@ struct XapianLayout {
   static std::vector<std::string> decode_shards(std::string_view s);
 };
 
+// Sets a database directory to 0700 and its files to 0600.
+void restrict_permissions(const std::string& dir);
+
 // Opens main + shards as one read-only database.
 Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout);
 

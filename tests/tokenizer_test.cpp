@@ -1,0 +1,336 @@
+// Tokenizer (engine/tokenizer.h): the terms both the indexer and the query parser see.
+#include "engine/tokenizer.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace osearch;
+
+namespace {
+
+struct Term {
+    std::string text;
+    uint32_t pos;
+    TermKind kind;
+};
+
+std::vector<Term> tokenize(std::string_view text) {
+    std::vector<Term> out;
+    Tokenizer tok;
+    tok.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) { out.push_back({std::string(t), pos, kind}); });
+    return out;
+}
+
+std::vector<std::string> texts(const std::vector<Term>& terms) {
+    std::vector<std::string> out;
+    for (const auto& t : terms) out.push_back(t.text);
+    return out;
+}
+
+std::vector<std::string> texts_of(const std::vector<Term>& terms, TermKind kind) {
+    std::vector<std::string> out;
+    for (const auto& t : terms)
+        if (t.kind == kind) out.push_back(t.text);
+    return out;
+}
+
+bool has(const std::vector<Term>& terms, const std::string& text) {
+    return std::any_of(terms.begin(), terms.end(), [&](const Term& t) { return t.text == text; });
+}
+
+bool has(const std::vector<Term>& terms, const std::string& text, TermKind kind) {
+    return std::any_of(terms.begin(), terms.end(), [&](const Term& t) { return t.text == text && t.kind == kind; });
+}
+
+// Strict UTF-8 check (no overlongs, no surrogates, nothing past U+10FFFF).
+bool valid_utf8(std::string_view s) {
+    for (size_t i = 0; i < s.size();) {
+        const auto b = static_cast<unsigned char>(s[i]);
+        size_t len = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+        if (len == 0 || i + len > s.size()) return false;
+        for (size_t k = 1; k < len; ++k)
+            if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
+        const auto b1 = static_cast<unsigned char>(len > 1 ? s[i + 1] : 0);
+        if ((b == 0xE0 && b1 < 0xA0) || (b == 0xED && b1 > 0x9F) || (b == 0xF0 && b1 < 0x90) || (b == 0xF4 && b1 > 0x8F))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("tokenizer: plain words are lower-cased words with increasing positions", "[tokenizer]") {
+    auto t = tokenize("Hello WORLD, Mixed-Case? no: QuickFox");
+    CHECK(has(t, "hello", TermKind::Word));
+    CHECK(has(t, "world", TermKind::Word));
+    CHECK(has(t, "quickfox", TermKind::Word));
+    for (const auto& term : t) {
+        INFO(term.text);
+        CHECK(term.text.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") == std::string::npos);
+    }
+    // Word positions count words.
+    auto words = tokenize("alpha beta gamma");
+    REQUIRE(words.size() == 3);
+    CHECK(words[0].pos + 1 == words[1].pos);
+    CHECK(words[1].pos + 1 == words[2].pos);
+}
+
+TEST_CASE("tokenizer: empty and separator-only input yields no terms", "[tokenizer]") {
+    CHECK(tokenize("").empty());
+    CHECK(tokenize("   \t\n ,;!?()[]{}<>\"'").empty());
+    CHECK(tokenize("--- ... ///").empty());
+}
+
+TEST_CASE("tokenizer: camelCase is one lower-cased word", "[tokenizer]") {
+    auto t = tokenize("call stateStore.getValue() now");
+    CHECK(has(t, "statestore"));
+    CHECK(has(t, "getvalue"));
+    CHECK(has(t, "statestore.getvalue", TermKind::Compound));
+}
+
+TEST_CASE("tokenizer: snake_case gives the whole word and its parts", "[tokenizer]") {
+    auto t = tokenize("run build_index_v2 please");
+    CHECK(has(t, "build_index_v2", TermKind::Word));
+    CHECK(has(t, "build", TermKind::Part));
+    CHECK(has(t, "index", TermKind::Part));
+    CHECK(has(t, "v2", TermKind::Part));
+    // Parts share the position of their word.
+    uint32_t whole_pos = 0;
+    for (const auto& term : t)
+        if (term.text == "build_index_v2") whole_pos = term.pos;
+    for (const auto& term : t)
+        if (term.kind == TermKind::Part) CHECK(term.pos == whole_pos);
+    // Upper-case snake (constants) lower-cased too.
+    auto c = tokenize("MAX_WORD_BYTES");
+    CHECK(has(c, "max_word_bytes", TermKind::Word));
+    CHECK(has(c, "max", TermKind::Part));
+    CHECK(has(c, "bytes", TermKind::Part));
+}
+
+TEST_CASE("tokenizer: UUIDs stay whole", "[tokenizer]") {
+    auto t = tokenize("session c9117b58-37B2-42e0-942d-cea5c426128d started");
+    CHECK(has(t, "c9117b58-37b2-42e0-942d-cea5c426128d", TermKind::Compound));
+    CHECK(has(t, "c9117b58"));
+    CHECK(has(t, "cea5c426128d"));
+    CHECK(has(t, "session"));
+    CHECK(has(t, "started"));
+}
+
+TEST_CASE("tokenizer: toolu_ ids stay whole (lower-cased)", "[tokenizer]") {
+    auto t = tokenize("tool_use_id: toolu_01YSSAHQnxsQC5wBW4QHXLbF.");
+    CHECK(has(t, "toolu_01yssahqnxsqc5wbw4qhxlbf"));
+    CHECK(has(t, "toolu"));
+}
+
+TEST_CASE("tokenizer: file paths stay whole", "[tokenizer]") {
+    auto t = tokenize("edited /Users/alex/workspace/cli/main.cpp and src/engine/keyword.cpp.");
+    auto compounds = texts_of(t, TermKind::Compound);
+    INFO(Catch::Detail::stringify(compounds));
+    // The leading '/' may be trimmed as a connector; the path itself must be one term.
+    CHECK(std::any_of(compounds.begin(), compounds.end(), [](const std::string& c) {
+        return c == "/users/alex/workspace/cli/main.cpp" || c == "users/alex/workspace/cli/main.cpp";
+    }));
+    CHECK(has(t, "src/engine/keyword.cpp", TermKind::Compound));  // sentence-final '.' trimmed
+    CHECK(has(t, "keyword"));
+    CHECK(has(t, "cpp"));
+    // Short components do not break the compound.
+    auto s = tokenize("/a/b/c.cpp");
+    auto sc = texts_of(s, TermKind::Compound);
+    INFO(Catch::Detail::stringify(sc));
+    CHECK(std::any_of(sc.begin(), sc.end(), [](const std::string& c) { return c == "/a/b/c.cpp" || c == "a/b/c.cpp"; }));
+    // Windows paths too.
+    auto w = tokenize(R"(D:\oh-my-posh\src\main.go)");
+    auto wc = texts_of(w, TermKind::Compound);
+    INFO(Catch::Detail::stringify(wc));
+    CHECK(std::any_of(wc.begin(), wc.end(), [](const std::string& c) { return c.find(R"(oh-my-posh\src\main.go)") != std::string::npos; }));
+}
+
+TEST_CASE("tokenizer: version strings stay whole", "[tokenizer]") {
+    auto t = tokenize("Claude Code 2.1.29, then v2.0.74.");
+    CHECK(has(t, "2.1.29", TermKind::Compound));
+    CHECK(has(t, "v2.0.74", TermKind::Compound));
+    CHECK(has(t, "29"));
+}
+
+TEST_CASE("tokenizer: kebab-ids and dotted names stay whole", "[tokenizer]") {
+    auto t = tokenize("branch alex/ent-98-move-helpgo and foo.bar.baz plus lazy-watching-pony");
+    CHECK(has(t, "alex/ent-98-move-helpgo", TermKind::Compound));
+    CHECK(has(t, "foo.bar.baz", TermKind::Compound));
+    CHECK(has(t, "lazy-watching-pony", TermKind::Compound));
+    CHECK(has(t, "watching", TermKind::Word));
+    CHECK(has(t, "foo", TermKind::Word));
+    CHECK(has(t, "baz", TermKind::Word));
+    // Compounds share the position of their first word.
+    uint32_t lazy = 99, compound = 98;
+    for (const auto& term : t) {
+        if (term.text == "lazy") lazy = term.pos;
+        if (term.text == "lazy-watching-pony") compound = term.pos;
+    }
+    CHECK(lazy == compound);
+}
+
+TEST_CASE("tokenizer: leading and trailing punctuation is trimmed", "[tokenizer]") {
+    auto t = tokenize("see (main.cpp), \"foo.bar\". --verbose flag: done... 2.1.29!");
+    CHECK(has(t, "main.cpp", TermKind::Compound));
+    CHECK(has(t, "foo.bar", TermKind::Compound));
+    CHECK(has(t, "verbose", TermKind::Word));
+    CHECK(has(t, "flag", TermKind::Word));
+    CHECK(has(t, "done", TermKind::Word));
+    CHECK(has(t, "2.1.29", TermKind::Compound));
+    for (const auto& term : t) {
+        INFO(term.text);
+        CHECK(term.text.back() != '.');
+        CHECK(term.text.back() != ':');
+        CHECK(term.text.front() != '-');
+        CHECK(term.text.find_first_of("(),\"!") == std::string::npos);
+    }
+}
+
+TEST_CASE("tokenizer: CJK text gives unigrams and bigrams", "[tokenizer]") {
+    auto t = tokenize("你好世界");
+    CHECK(texts_of(t, TermKind::CjkUnigram) == std::vector<std::string>{"你", "好", "世", "界"});
+    CHECK(texts_of(t, TermKind::CjkBigram) == std::vector<std::string>{"你好", "好世", "世界"});
+    // Unigram positions advance one per character; a bigram sits at its first character.
+    std::vector<uint32_t> upos;
+    for (const auto& term : t)
+        if (term.kind == TermKind::CjkUnigram) upos.push_back(term.pos);
+    REQUIRE(upos.size() == 4);
+    for (size_t i = 1; i < upos.size(); ++i) CHECK(upos[i] == upos[i - 1] + 1);
+    for (const auto& term : t)
+        if (term.text == "世界") CHECK(term.pos == upos[2]);
+
+    // Japanese kana and Korean hangul are CJK too.
+    auto j = tokenize("テスト");
+    CHECK(has(j, "テス", TermKind::CjkBigram));
+    auto k = tokenize("한국어");
+    CHECK(has(k, "한국", TermKind::CjkBigram));
+    CHECK(has(k, "어", TermKind::CjkUnigram));
+}
+
+TEST_CASE("tokenizer: CJK next to Latin splits into both", "[tokenizer]") {
+    auto t = tokenize("maintain中只能维护stateStore");
+    CHECK(has(t, "maintain", TermKind::Word));
+    CHECK(has(t, "statestore", TermKind::Word));
+    CHECK(has(t, "只能", TermKind::CjkBigram));
+    CHECK(has(t, "维护", TermKind::CjkBigram));
+    CHECK(has(t, "中", TermKind::CjkUnigram));
+    // No bigram across the Latin word.
+    CHECK_FALSE(has(t, "护s"));
+    // CJK punctuation separates runs: no bigram across '，'.
+    auto p = tokenize("你好，世界");
+    CHECK(has(p, "你好", TermKind::CjkBigram));
+    CHECK(has(p, "世界", TermKind::CjkBigram));
+    CHECK_FALSE(has(p, "好世"));
+    CHECK_FALSE(has(p, "好，"));
+}
+
+TEST_CASE("tokenizer: emoji and symbols separate words", "[tokenizer]") {
+    auto t = tokenize("hello🎉world done✅ok a—b «quoted» x…y");
+    CHECK(has(t, "hello", TermKind::Word));
+    CHECK(has(t, "world", TermKind::Word));
+    CHECK(has(t, "done", TermKind::Word));
+    CHECK(has(t, "ok", TermKind::Word));
+    CHECK(has(t, "quoted", TermKind::Word));
+    for (const auto& term : t) {
+        INFO(term.text);
+        CHECK(term.text.find("🎉") == std::string::npos);
+        CHECK(term.text.find("✅") == std::string::npos);
+        CHECK(term.text.find("—") == std::string::npos);
+        CHECK(term.text.find("…") == std::string::npos);
+    }
+    CHECK_FALSE(has(t, "helloworld"));
+    auto p = tokenize("foo,bar;baz|qux=1 (paren)[brack]{brace}");
+    for (const char* w : {"foo", "bar", "baz", "qux", "paren", "brack", "brace"}) CHECK(has(p, w, TermKind::Word));
+}
+
+TEST_CASE("tokenizer: non-ASCII letters are word characters", "[tokenizer]") {
+    auto t = tokenize("naïve café Größe привет");
+    CHECK(has(t, "naïve", TermKind::Word));
+    CHECK(has(t, "café", TermKind::Word));
+    CHECK(has(t, "привет", TermKind::Word));
+    CHECK(std::any_of(t.begin(), t.end(), [](const Term& x) { return x.text.find("ße") != std::string::npos; }));
+}
+
+TEST_CASE("tokenizer: words over 64 bytes are skipped and 64-byte words kept", "[tokenizer]") {
+    const std::string w64(kMaxWordBytes, 'a');
+    const std::string w65(kMaxWordBytes + 1, 'b');
+    auto t = tokenize("short " + w64 + " " + w65 + " tail");
+    CHECK(has(t, "short"));
+    CHECK(has(t, w64));
+    CHECK(has(t, "tail"));
+    for (const auto& term : t) CHECK(term.text.size() <= kMaxCompoundBytes);
+    CHECK_FALSE(std::any_of(t.begin(), t.end(), [](const Term& x) { return x.text.find("bbbbbbbb") != std::string::npos; }));
+    // A long base64 blob yields nothing, yet the words around it keep their positions apart.
+    std::string blob(500, 'Z');
+    auto b = tokenize("before " + blob + " after");
+    CHECK(texts(b) == std::vector<std::string>{"before", "after"});
+    // Long multi-byte words count bytes, not characters.
+    std::string cyr;
+    for (int i = 0; i < 40; ++i) cyr += "ж";  // 80 bytes
+    CHECK(tokenize(cyr).empty());
+}
+
+TEST_CASE("tokenizer: invalid UTF-8 is safe", "[tokenizer]") {
+    const std::vector<std::string> inputs = {
+        std::string("abc\xff\xfe" "def"),
+        std::string("trunc\xe4\xbd"),                 // truncated 3-byte sequence at the end
+        std::string("\xe4\xbd\xa0\xe5" "x"),          // 你 then a broken lead byte
+        std::string("over\xc0\xaflong"),              // overlong '/'
+        std::string("surr\xed\xa0\x80gate"),          // UTF-16 surrogate
+        std::string("\x80\x80\x80"),
+        std::string("nul\0byte", 8),
+        std::string("\xf4\x90\x80\x80" "big"),        // > U+10FFFF
+    };
+    for (const auto& in : inputs) {
+        std::vector<Term> t;
+        REQUIRE_NOTHROW(t = tokenize(in));
+        for (const auto& term : t) {
+            INFO(term.text);
+            CHECK(!term.text.empty());
+            CHECK(valid_utf8(term.text));
+        }
+    }
+    auto t = tokenize(std::string("abc\xff\xfe" "def"));
+    CHECK(has(t, "abc"));
+    CHECK(has(t, "def"));
+    auto c = tokenize(std::string("\xe4\xbd\xa0\xe5" "x"));
+    CHECK(has(c, "你", TermKind::CjkUnigram));
+}
+
+TEST_CASE("tokenizer: decode_utf8 and is_cjk", "[tokenizer]") {
+    uint32_t cp = 0;
+    CHECK(decode_utf8("A", 0, cp) == 1);
+    CHECK(cp == 'A');
+    CHECK(decode_utf8("你", 0, cp) == 3);
+    CHECK(cp == 0x4F60);
+    CHECK(decode_utf8("🎉", 0, cp) == 4);
+    CHECK(cp == 0x1F389);
+    CHECK(decode_utf8(std::string("\xff"), 0, cp) == 1);
+    CHECK(cp == 0xFFFD);
+    CHECK(decode_utf8(std::string("\xe4\xbd"), 0, cp) == 1);
+    CHECK(cp == 0xFFFD);
+    CHECK(is_cjk(0x4F60));
+    CHECK(is_cjk(0x30C6));  // テ
+    CHECK(is_cjk(0xD55C));  // 한
+    CHECK_FALSE(is_cjk('a'));
+    CHECK_FALSE(is_cjk(0x1F389));
+}
+
+TEST_CASE("tokenizer: a long mixed transcript line tokenizes deterministically", "[tokenizer]") {
+    std::string line =
+        "File created successfully at: /Users/alex/workspace/cli/.github/CODEOWNERS — toolu_01YSSAHQnxsQC5wBW4QHXLbF "
+        "(v2.0.74) uuid=c9117b58-37b2-42e0-942d-cea5c426128d 你好世界 🎉 snake_case_name camelCaseName";
+    auto a = tokenize(line);
+    auto b = tokenize(line);
+    CHECK(texts(a) == texts(b));
+    CHECK(has(a, "toolu_01yssahqnxsqc5wbw4qhxlbf"));
+    CHECK(has(a, "c9117b58-37b2-42e0-942d-cea5c426128d", TermKind::Compound));
+    CHECK(has(a, "世界", TermKind::CjkBigram));
+    CHECK(has(a, "snake_case_name", TermKind::Word));
+    CHECK(has(a, "camelcasename", TermKind::Word));
+    CHECK(has(a, "v2.0.74", TermKind::Compound));
+}
