@@ -7,10 +7,14 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <thread>
+#include <unordered_map>
 
+#include "engine/codec.h"
 #include "engine/pcre_matcher.h"
 #include "engine/search.h"
 #include "engine/snippet.h"
+#include "engine/trace.h"
 
 namespace osearch {
 namespace {
@@ -94,6 +98,7 @@ struct ScanState {
   uint64_t base = 0;           // file offset of the scanned block
   uint64_t current_end = 0;    // end of the last candidate entry (file offsets)
   std::vector<uint64_t> candidates;
+  std::vector<uint64_t> first_ends;  // per candidate: end of the first match seen in it (file offset)
 };
 
 int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, void* ctx) {
@@ -104,8 +109,14 @@ int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, 
   if (!st->log->entry_containing(at, e)) return 0;
   if (!st->candidates.empty() && st->candidates.back() == e.start) return 0;
   st->candidates.push_back(e.start);
+  st->first_ends.push_back(st->base + to);
   st->current_end = e.text_offset + e.text.size();
   return 0;
+}
+
+int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx) {
+  *static_cast<bool*>(ctx) = true;
+  return 1;  // one match is enough: stop scanning
 }
 
 struct FirstMatch {
@@ -157,91 +168,157 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   }
   HsScratch scratch(raw);
 
-  // 1. One pass over the whole log (in <4 GiB blocks cut at entry starts).
+  PhaseTimer timer("content");
+  // 1. One pass over the whole log, in blocks cut at entry starts (no real match spans entries),
+  // two threads at once (Hyperscan databases are shareable; each thread has its own scratch).
   const TextLogReader& log = reader.text();
   std::string_view data = log.data();
-  ScanState st;
-  st.log = &log;
-  constexpr uint64_t kMaxBlock = 1ull << 31;
   auto starts = log.starts();
-  uint64_t pos = 0;
-  while (pos < data.size()) {
-    uint64_t end = data.size();
-    if (end - pos > kMaxBlock) {
-      auto it = std::upper_bound(starts.begin(), starts.end(), pos + kMaxBlock);
-      end = it == starts.begin() ? data.size() : *(it - 1);
-      if (end <= pos) end = data.size();
+  constexpr uint64_t kMaxBlock = 1ull << 30;
+  constexpr uint64_t kParallelBytes = 8u << 20;
+  const unsigned threads = data.size() >= kParallelBytes ? 2 : 1;
+  size_t blocks = std::max<size_t>(threads, (data.size() + kMaxBlock - 1) / kMaxBlock * threads);
+  std::vector<uint64_t> cuts{0};
+  for (size_t i = 1; i < blocks; ++i) {
+    uint64_t want = data.size() * i / blocks;
+    auto it = std::lower_bound(starts.begin(), starts.end(), want);
+    uint64_t cut = it == starts.end() ? data.size() : *it;
+    if (cut > cuts.back()) cuts.push_back(cut);
+  }
+  if (cuts.back() < data.size()) cuts.push_back(data.size());
+  std::vector<ScanState> states(cuts.size() - 1);
+  std::vector<HsScratch> scratches;
+  for (unsigned t = 1; t < threads; ++t) {
+    hs_scratch_t* clone = nullptr;
+    if (hs_clone_scratch(scratch.get(), &clone) != HS_SUCCESS) throw std::runtime_error("hs_clone_scratch failed");
+    scratches.emplace_back(clone);
+  }
+  auto scan_blocks = [&](unsigned t) {
+    hs_scratch_t* sc = t == 0 ? scratch.get() : scratches[t - 1].get();
+    for (size_t b = t; b < states.size(); b += threads) {
+      states[b].log = &log;
+      states[b].base = cuts[b];
+      hs_scan(scan_db.get(), data.data() + cuts[b], static_cast<unsigned>(cuts[b + 1] - cuts[b]), 0, sc, on_candidate,
+              &states[b]);
     }
-    st.base = pos;
-    hs_scan(scan_db.get(), data.data() + pos, static_cast<unsigned>(end - pos), 0, scratch.get(), on_candidate, &st);
-    pos = end;
+  };
+  {
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(scan_blocks, t);
+    scan_blocks(0);
+    for (auto& th : pool) th.join();
+  }
+  ScanState st;
+  for (auto& part : states) {
+    st.candidates.insert(st.candidates.end(), part.candidates.begin(), part.candidates.end());
+    st.first_ends.insert(st.first_ends.end(), part.first_ends.begin(), part.first_ends.end());
   }
 
-  // 2. Confirm candidates, apply filters, aggregate per session.
+  timer.mark("scan");
+  // 2. Confirm candidates, apply filters, aggregate per session. The entry's key gives the session
+  // and time, its flags the kind, so LMDB is read only for filters that need the record, or when
+  // the log holds superseded entries (after a file was re-read), or for the hits finally shown.
+  const bool check_records =
+      f.needs_record() || Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
   SessionScope scope(reader, f);
-  std::map<std::string, std::optional<SessionRec>> sessions;
-  struct Found {
-    MessageRec msg;
-    FirstMatch match;
+  // Does the message really match on its own? Usually a scan up to where the log scan saw the first
+  // match ends settles it; only when that match spanned entries is the whole text scanned.
+  auto matches_alone = [&](std::string_view text, uint64_t text_offset, uint64_t first_end) {
+    if (pcre) return pcre->first_match(text).has_value();
+    bool found = false;
+    if (first_end > text_offset && first_end <= text_offset + text.size()) {
+      hs_scan(scan_db.get(), text.data(), static_cast<unsigned>(first_end - text_offset), 0, scratch.get(), on_any,
+              &found);
+      if (found) return true;
+    }
+    hs_scan(scan_db.get(), text.data(), static_cast<unsigned>(text.size()), 0, scratch.get(), on_any, &found);
+    return found;
   };
-  std::map<std::string, std::vector<Found>> by_session;
-  for (uint64_t start : st.candidates) {
+  struct Group {
+    uint64_t count = 0;
+    std::string_view first_key;  // smallest key = earliest matching message (views into the mmap'd log)
+    int64_t latest_ts = 0;
+  };
+  std::unordered_map<std::string_view, Group> groups;
+  std::vector<std::pair<int64_t, std::string_view>> matched;  // --by message: (time, key)
+  for (size_t i = 0; i < st.candidates.size(); ++i) {
+    const uint64_t start = st.candidates[i];
     TextEntry e;
     if (!log.entry_at(start, e)) continue;
-    auto msg = reader.message(e.key);
-    if (!msg || msg->text_offset != start) continue;  // superseded entry
-    if (!scope.allows(msg->session_id)) continue;
-    std::vector<std::string> tool_names;
-    if (!f.tools.empty())
-      for (const auto& id : msg->tool_call_ids)
-        if (auto v = reader.txn().get(reader.db().tool_calls, pair_key(msg->session_id, id)))
-          if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
-    if (!f.message_matches(*msg, tool_names)) continue;
+    const size_t z = e.key.find('\0');
+    if (z == std::string_view::npos || e.key.size() < z + 9) continue;
+    std::string_view sid = e.key.substr(0, z);
+    if (scope.active() && !scope.allows(std::string(sid))) continue;
+    if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()))) continue;
+    if (check_records) {
+      auto msg = reader.message(e.key);
+      if (!msg || msg->text_offset != start) continue;  // superseded entry
+      std::vector<std::string> tool_names;
+      if (!f.tools.empty())
+        for (const auto& id : msg->tool_call_ids)
+          if (auto v = reader.txn().get(reader.db().tool_calls, pair_key(msg->session_id, id)))
+            if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
+      if (!f.message_matches(*msg, tool_names)) continue;
+    }
+    if (!matches_alone(e.text, e.text_offset, st.first_ends[i])) continue;  // only a match spanning entries
+    const int64_t ts = unsortable_i64(get_be64(e.key, z + 1));
+    Group& g = groups[sid];
+    ++g.count;
+    if (g.first_key.empty() || e.key < g.first_key) g.first_key = e.key;
+    g.latest_ts = g.count == 1 ? ts : std::max(g.latest_ts, ts);
+    if (o.by_message) matched.emplace_back(ts, e.key);
+  }
+  timer.mark("confirm");
+
+  // 3. Order (newest first), page, and only then read records and locate snippets.
+  std::map<std::string, std::optional<SessionRec>, std::less<>> sessions;
+  auto session_of = [&](std::string_view sid) -> const std::optional<SessionRec>& {
+    auto it = sessions.find(sid);
+    if (it == sessions.end()) it = sessions.emplace(std::string(sid), reader.session(sid)).first;
+    return it->second;
+  };
+  auto make_hit = [&](std::string_view key, uint64_t count, Hit& hit) {
+    auto msg = reader.message(key);
+    const auto& s = session_of(key.substr(0, key.find('\0')));
+    if (!msg || !s) return false;
+    std::string_view text = reader.message_text(*msg);
     FirstMatch fm;
     if (pcre) {
-      if (auto m = pcre->first_match(e.text)) fm = {true, m->first, m->second};
+      if (auto m = pcre->first_match(text)) fm = {true, m->first, m->second};
     } else {
-      hs_scan(confirm_db, e.text.data(), static_cast<unsigned>(e.text.size()), 0, scratch.get(), on_first, &fm);
+      hs_scan(confirm_db, text.data(), static_cast<unsigned>(text.size()), 0, scratch.get(), on_first, &fm);
     }
-    if (!fm.found) continue;  // the candidate match spanned an entry boundary
-    by_session[msg->session_id].push_back({std::move(*msg), fm});
-  }
-
-  auto make_hit = [&](const SessionRec& s, const Found& found, uint64_t count) {
-    Hit hit;
-    hit.session = s;
+    uint64_t from = som_db || pcre ? fm.from : fm.to;
+    hit.session = *s;
     hit.match_count = count;
-    hit.message = found.msg;
-    std::string_view text = reader.message_text(found.msg);
-    uint64_t from = som_db || pcre ? found.match.from : found.match.to;
-    hit.snippet = make_snippet(text, from, found.match.to, o.snippet_chars);
-    if (found.match.to <= text.size() && from <= found.match.to)
-      hit.matched_terms.emplace_back(text.substr(from, std::min<uint64_t>(found.match.to - from, 200)));
-    return hit;
+    hit.snippet = make_snippet(text, from, fm.to, o.snippet_chars);
+    if (fm.found && fm.to <= text.size() && from <= fm.to)
+      hit.matched_terms.emplace_back(text.substr(from, std::min<uint64_t>(fm.to - from, 200)));
+    hit.message = std::move(*msg);
+    return true;
   };
   std::vector<Hit> hits;
-  for (auto& [sid, found] : by_session) {
-    auto s = reader.session(sid);
-    if (!s) continue;
-    std::sort(found.begin(), found.end(), [](const Found& a, const Found& b) { return a.msg.key < b.msg.key; });
-    if (o.by_message) {
-      for (const auto& fm : found) hits.push_back(make_hit(*s, fm, 1));
-    } else {
-      hits.push_back(make_hit(*s, found.front(), found.size()));
-      hits.back().score = static_cast<double>(found.back().msg.timestamp_ms);  // order by latest match
+  if (o.by_message) {
+    std::sort(matched.begin(), matched.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    result.total = matched.size();
+    for (size_t i = f.offset; i < matched.size() && hits.size() < f.limit; ++i) {
+      Hit hit;
+      if (make_hit(matched[i].second, 1, hit)) hits.push_back(std::move(hit));
+    }
+  } else {
+    std::vector<std::pair<int64_t, const Group*>> order;
+    order.reserve(groups.size());
+    for (const auto& [sid, g] : groups) order.emplace_back(g.latest_ts, &g);
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second->first_key < b.second->first_key;
+    });
+    result.total = order.size();
+    for (size_t i = f.offset; i < order.size() && hits.size() < f.limit; ++i) {
+      Hit hit;
+      if (make_hit(order[i].second->first_key, order[i].second->count, hit)) hits.push_back(std::move(hit));
     }
   }
-  // Newest first: by the latest matching message (session) or the message time.
-  std::stable_sort(hits.begin(), hits.end(), [&](const Hit& a, const Hit& b) {
-    int64_t ta = o.by_message ? a.message->timestamp_ms : static_cast<int64_t>(a.score);
-    int64_t tb = o.by_message ? b.message->timestamp_ms : static_cast<int64_t>(b.score);
-    return ta > tb;
-  });
-  for (auto& h : hits) h.score = 0;
-  result.total = hits.size();
-  size_t begin = std::min(f.offset, hits.size());
-  size_t end = std::min(hits.size(), begin + f.limit);
-  result.hits.assign(std::make_move_iterator(hits.begin() + begin), std::make_move_iterator(hits.begin() + end));
+  result.hits = std::move(hits);
   return result;
 }
 

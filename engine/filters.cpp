@@ -86,12 +86,16 @@ bool Filters::session_matches(const SessionRec& s) const {
   return true;
 }
 
+bool Filters::kind_matches(bool hidden, Role role, ContentType type) const {
+  const bool type_requested = std::find(types.begin(), types.end(), type) != types.end();
+  if (!include_meta && hidden && !type_requested) return false;
+  if (!roles.empty() && std::find(roles.begin(), roles.end(), role) == roles.end()) return false;
+  if (!types.empty() && !type_requested) return false;
+  return true;
+}
+
 bool Filters::message_matches(const MessageRec& m, const std::vector<std::string>& tool_names) const {
-  if (!include_meta && m.hidden_by_default() &&
-      std::find(types.begin(), types.end(), m.content_type) == types.end())
-    return false;
-  if (!roles.empty() && std::find(roles.begin(), roles.end(), m.role) == roles.end()) return false;
-  if (!types.empty() && std::find(types.begin(), types.end(), m.content_type) == types.end()) return false;
+  if (!kind_matches(m.hidden_by_default(), m.role, m.content_type)) return false;
   if (!branches.empty() && std::find(branches.begin(), branches.end(), m.git_branch) == branches.end()) return false;
   if (since_ms && m.timestamp_ms < *since_ms) return false;
   if (until_ms && m.timestamp_ms >= *until_ms) return false;

@@ -21,7 +21,7 @@ namespace {
 
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 6;
+constexpr uint64_t kSchemaVersion = 7;
 
 struct WorkItem {
   SourceFile file;
@@ -47,10 +47,12 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
   const Dbis& db = store.db();
   LmdbTxn txn(store.env(), false);
   std::set<std::string> paths;
+  uint64_t garbage = Store::meta_u64(txn, db, meta_key::kTextGarbage);
   for (const auto& sid : sids) {
     const std::string pfx = sid + '\0';
     delete_prefix(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
       if (auto rec = MessageRec::decode(key, value)) txn.del(db.msg_uuid, pair_key(rec->uuid, sid));
+      ++garbage;  // its text log entry stays behind: content scans must check entries against records
     });
     delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
       if (auto tc = ToolCallRec::decode(value); tc && !tc->file_path.empty())
@@ -75,6 +77,7 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
       txn.del(db.sessions, sid);
     }
   }
+  Store::put_meta_u64(txn, db, meta_key::kTextGarbage, garbage);
   for (const auto& path : paths) {
     auto v = txn.get(db.files, path);
     if (!v) continue;

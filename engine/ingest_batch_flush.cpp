@@ -25,7 +25,9 @@ void IngestBatch::flush() {
   PhaseTimer timer("flush");
   // 1. Text first: durable before anything points at it.
   for (auto& pm : messages_) {
-    pm.rec.text_offset = log_.append(pm.rec.key, pm.text);
+    uint8_t flags = entry_flags(pm.rec.hidden_by_default(), static_cast<unsigned>(pm.rec.role),
+                                static_cast<unsigned>(pm.rec.content_type));
+    pm.rec.text_offset = log_.append(pm.rec.key, flags, pm.text);
     pm.rec.text_len = pm.text.size();
   }
   log_.sync();

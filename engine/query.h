@@ -49,6 +49,10 @@ struct Filters {
   bool session_matches(const SessionRec& s) const;
   // Message-level part: role, type, tool, branch, time, meta.
   bool message_matches(const MessageRec& m, const std::vector<std::string>& tool_names) const;
+  // The part decided by role, content type and the hidden flag alone.
+  bool kind_matches(bool hidden, Role role, ContentType type) const;
+  // Whether message_matches needs more than kind_matches (a record read per message).
+  bool needs_record() const { return !branches.empty() || !tools.empty() || since_ms || until_ms; }
 };
 
 Filters parse_filters(const FilterArgs& args, int64_t now_ms, size_t default_limit);

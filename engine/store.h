@@ -32,6 +32,7 @@ inline constexpr const char* kLastIndexedAt = "last_indexed_at";
 inline constexpr const char* kSchema = "schema";
 inline constexpr const char* kXapianGeneration = "xapian_gen";
 inline constexpr const char* kXapianShards = "xapian_shards";
+inline constexpr const char* kTextGarbage = "text_garbage";  // text log entries no record points at
 }  // namespace meta_key
 
 class Store {

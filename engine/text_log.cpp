@@ -74,14 +74,15 @@ void TextLogWriter::open(const std::string& dir, uint64_t committed_bytes, uint6
   entries_ = committed_entries;
 }
 
-uint64_t TextLogWriter::append(std::string_view key, std::string_view text) {
+uint64_t TextLogWriter::append(std::string_view key, uint8_t flags, std::string_view text) {
   uint64_t start = bytes_;
   put_u32(log_buf_, static_cast<uint32_t>(key.size()));
   log_buf_.append(key);
+  log_buf_.push_back(static_cast<char>(flags));
   put_u32(log_buf_, static_cast<uint32_t>(text.size()));
   log_buf_.append(text);
   idx_buf_.append(reinterpret_cast<const char*>(&start), 8);
-  bytes_ += 8 + key.size() + text.size();
+  bytes_ += 9 + key.size() + text.size();
   ++entries_;
   if (log_buf_.size() > kBufferLimit) flush_buffers();
   return start;
@@ -123,7 +124,9 @@ bool TextLogReader::entry_at(uint64_t start, TextEntry& out) const {
   std::string_view d = data();
   if (start + 4 > d.size()) return false;
   uint32_t klen = get_u32(d.data() + start);
-  uint64_t tpos = start + 4 + klen;
+  uint64_t tpos = start + 4 + klen + 1;
+  if (tpos > d.size()) return false;
+  out.flags = static_cast<uint8_t>(d[tpos - 1]);
   if (tpos + 4 > d.size()) return false;
   uint32_t tlen = get_u32(d.data() + tpos);
   if (tpos + 4 + tlen > d.size()) return false;

@@ -1,6 +1,8 @@
 // The text log: every message's full decoded text, appended once, in one contiguous file so a
 // content scan streams through it with a single Hyperscan call (mmap'd). Entry layout:
-//   [u32 key_len][key bytes][u32 text_len][text bytes]
+//   [u32 key_len][key bytes][u8 flags][u32 text_len][text bytes]
+// The flags (hidden, role, content type) and the key (session id, time) let a content scan filter
+// and group its candidates without reading LMDB.
 // `text.idx` holds the u64 start offset of every entry, in order, so a match offset maps back to
 // its entry by binary search. LMDB's meta records how many bytes of each file are committed; the
 // writer truncates any uncommitted tail on open (kill -9 safety), readers never look past it.
@@ -13,9 +15,18 @@
 
 namespace osearch {
 
+// Entry flags: bit 0 hidden by default (meta/command), bits 1-2 role, bits 3-5 content type.
+inline uint8_t entry_flags(bool hidden, unsigned role, unsigned content_type) {
+  return static_cast<uint8_t>((hidden ? 1u : 0u) | ((role & 3u) << 1) | ((content_type & 7u) << 3));
+}
+
 struct TextEntry {
   uint64_t start = 0;
   std::string_view key;
+  uint8_t flags = 0;
+  bool hidden() const { return flags & 1u; }
+  unsigned role() const { return (flags >> 1) & 3u; }
+  unsigned content_type() const { return (flags >> 3) & 7u; }
   std::string_view text;
   uint64_t text_offset = 0;  // file offset of text[0]
 };
@@ -43,7 +54,7 @@ class TextLogWriter {
   // Opens (creating) and truncates both files to the committed sizes.
   void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
   // Appends an entry (buffered); returns its start offset.
-  uint64_t append(std::string_view key, std::string_view text);
+  uint64_t append(std::string_view key, uint8_t flags, std::string_view text);
   // Writes buffered bytes and fdatasyncs both files; returns {bytes, entries} now durable.
   void sync();
   uint64_t bytes() const { return bytes_; }
