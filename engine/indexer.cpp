@@ -21,7 +21,7 @@ namespace {
 
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 7;
+constexpr uint64_t kSchemaVersion = 8;
 
 struct WorkItem {
   SourceFile file;

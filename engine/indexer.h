@@ -23,7 +23,7 @@ struct IndexProgress {
 struct IndexOptions {
   bool full = false;            // rebuild derived data from the sources (memories are kept)
   bool wait_for_lock = true;    // false: return busy=true when another indexer runs
-  size_t flush_bytes = 24u << 20;  // commit every N bytes of message text
+  size_t flush_bytes = 6u << 20;  // commit every N bytes of message text
   std::function<void(const IndexProgress&)> progress;
 };
 

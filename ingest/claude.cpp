@@ -11,7 +11,7 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-constexpr size_t kMaxInputLeafBytes = 1024;
+constexpr size_t kMaxInputLeafBytes = 256;
 
 std::string_view str_field(element e, std::string_view key) {
   std::string_view v;
