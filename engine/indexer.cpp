@@ -189,6 +189,7 @@ bool under_root(const std::string& path, const std::vector<SourceRoot>& roots) {
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
+  PhaseTimer timer("index");
   IndexSummary summary;
   WriterLock lock(index_dir, options.wait_for_lock);
   if (!lock.locked()) {
@@ -233,6 +234,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   TextIndexWriter::remove_unreferenced(index_dir, layout);
   TextIndexWriter xapian(index_dir, layout);
 
+  timer.mark("open");
   std::vector<SourceFile> files;
   for (const auto& root : roots) {
     if (root.agent != "claude") continue;
@@ -241,6 +243,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     for (auto& f : d.files) files.push_back(std::move(f));
   }
 
+  timer.mark("discover");
   IngestBatch batch(store, log, xapian, layout);
   std::vector<WorkItem> work;
   std::set<std::string> drop;
@@ -289,6 +292,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return a.file.path < b.file.path; });
   }
 
+  timer.mark("plan");
   IndexProgress progress;
   progress.files_total = work.size();
   for (const auto& w : work) progress.bytes_total += w.file.size - std::min(w.file.size, w.state.offset);

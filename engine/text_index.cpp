@@ -181,27 +181,36 @@ std::string fresh_or_existing(const std::string& dir) {
 }  // namespace
 
 TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayout& layout)
-    : index_dir_(index_dir),
-      layout_(layout),
-      db_(fresh_or_existing(layout.main_dir(index_dir)), Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK) {
-  db_.commit();  // writes iamglass for a new database at once
-  restrict_permissions(layout.main_dir(index_dir));
+    : index_dir_(index_dir), layout_(layout) {}
+
+// Opened on first use: a refresh with nothing to write never touches the main database.
+Xapian::WritableDatabase& TextIndexWriter::main_db() {
+  if (!open_) {
+    std::string dir = fresh_or_existing(layout_.main_dir(index_dir_));
+    db_ = Xapian::WritableDatabase(dir, Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK);
+    db_.commit();  // writes iamglass for a new database at once
+    restrict_permissions(dir);
+    open_ = true;
+  }
+  return db_;
 }
 
 void TextIndexWriter::set_session_title(const SessionRec& s) {
   std::string uid = DocBuilder::title_unique_term(s.id);
   if (s.title().empty()) {
-    db_.delete_document(uid);
+    main_db().delete_document(uid);
     return;
   }
-  db_.replace_document(uid, builder_.title(s));
+  main_db().replace_document(uid, builder_.title(s));
 }
 
 void TextIndexWriter::delete_session(std::string_view session_id) {
-  db_.delete_document(boolean_term(prefix::kSession, session_id));
+  main_db().delete_document(boolean_term(prefix::kSession, session_id));
 }
 
-void TextIndexWriter::commit() { db_.commit(); }
+void TextIndexWriter::commit() {
+  if (open_) db_.commit();
+}
 
 std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDoc> docs, unsigned threads) {
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(docs.size())));
@@ -259,12 +268,12 @@ XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
   XapianLayout next;
   next.generation = layout.generation + 1;
   while (fs::exists(next.main_dir(index_dir_))) ++next.generation;
-  db_.commit();
+  main_db().commit();
   Xapian::Database all = open_index_database(index_dir_, layout);
   all.compact(next.main_dir(index_dir_), Xapian::DBCOMPACT_MULTIPASS);
   restrict_permissions(next.main_dir(index_dir_));
   db_.close();
-  db_ = Xapian::WritableDatabase(next.main_dir(index_dir_), Xapian::DB_OPEN | Xapian::DB_RETRY_LOCK);
+  open_ = false;
   layout_ = next;
   return next;
 }

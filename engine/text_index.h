@@ -87,7 +87,6 @@ class TextIndexWriter {
   void set_session_title(const SessionRec& s);
   void delete_session(std::string_view session_id);
   void commit();
-  Xapian::doccount doc_count() { return db_.get_doccount(); }
 
   // Writes `docs` into `threads` fresh shard databases in parallel; returns their directory names.
   std::vector<std::string> write_shards(std::span<const MessageDoc> docs, unsigned threads);
@@ -100,9 +99,11 @@ class TextIndexWriter {
   static void remove_unreferenced(const std::string& index_dir, const XapianLayout& layout);
 
  private:
+  Xapian::WritableDatabase& main_db();
   std::string index_dir_;
   XapianLayout layout_;
   Xapian::WritableDatabase db_;
+  bool open_ = false;
   DocBuilder builder_;
   uint64_t next_shard_ = 0;
 };
