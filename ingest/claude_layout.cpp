@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string_view>
 #include <system_error>
+#include <thread>
 
 namespace osearch {
 namespace fs = std::filesystem;
@@ -54,7 +55,7 @@ void add_agent_files(const fs::path& dir, const SourceFile& proto, SourceKind ki
     f.kind = kind;
     f.path = e.path().string();
     f.agent_id = agent_id_of(name);
-    if (fill_stat(f)) out.push_back(std::move(f));
+    out.push_back(std::move(f));
   }
 }
 
@@ -86,7 +87,7 @@ DiscoveryResult discover_claude(const std::string& root) {
           f.kind = SourceKind::ClaudeMain;
           f.session_id = name.substr(0, name.size() - 6);
         }
-        if (fill_stat(f)) r.files.push_back(std::move(f));
+        r.files.push_back(std::move(f));
       } else if (e.is_directory(ec)) {
         SourceFile sub = proto;
         sub.session_id = name;
@@ -96,7 +97,7 @@ DiscoveryResult discover_claude(const std::string& root) {
           SourceFile f = sub;
           f.kind = SourceKind::ClaudeWorkflowRun;
           f.path = wf.path().string();
-          if (fill_stat(f)) r.files.push_back(std::move(f));
+          r.files.push_back(std::move(f));
         }
         fs::path subagents = e.path() / "subagents";
         if (!fs::is_directory(subagents, ec)) continue;
@@ -112,6 +113,24 @@ DiscoveryResult discover_claude(const std::string& root) {
       }
     }
   }
+  // Stat every file (size, inode, mtime): the bulk of a no-op refresh, so in two threads.
+  std::vector<char> ok(r.files.size(), 0);
+  auto stat_range = [&](size_t from, size_t to) {
+    for (size_t i = from; i < to; ++i) ok[i] = fill_stat(r.files[i]);
+  };
+  const size_t half = r.files.size() / 2;
+  if (r.files.size() >= 256) {
+    std::thread other(stat_range, half, r.files.size());
+    stat_range(0, half);
+    other.join();
+  } else {
+    stat_range(0, r.files.size());
+  }
+  std::vector<SourceFile> files;
+  files.reserve(r.files.size());
+  for (size_t i = 0; i < r.files.size(); ++i)
+    if (ok[i]) files.push_back(std::move(r.files[i]));  // vanished or not a regular file: skipped
+  r.files = std::move(files);
   std::sort(r.files.begin(), r.files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
   return r;
 }
