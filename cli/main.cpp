@@ -6,6 +6,7 @@
 
 #include <sys/stat.h>
 #include <unistd.h>
+#include <xapian.h>
 
 #include "cli/commands.h"
 #include "engine/store.h"
@@ -116,6 +117,9 @@ int main(int argc, char** argv) {
     return 1;
   } catch (const std::exception& e) {
     report_error(have_ctx ? &ctx : nullptr, "error", e.what());
+    return 1;
+  } catch (const Xapian::Error& e) {  // not a std::exception
+    report_error(have_ctx ? &ctx : nullptr, "index", e.get_description());
     return 1;
   }
   return 2;

@@ -75,7 +75,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   result.action = "keyword";
   result.query = query;
   Xapian::Database& db = reader.xapian();
-  ParsedQuery parsed = parse_keyword_query(query, db);
+  ParsedQuery parsed = parse_keyword_query(query, db);  // bad syntax is reported even on an empty index
+  if (db.get_doccount() == 0) return result;
   Xapian::Query q = apply_filters(parsed.query, f);
   // Title documents stand for a session; a list of messages has no place for them.
   if (o.by_message) q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, Xapian::Query(std::string(prefix::kTitleDoc)));

@@ -7,10 +7,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 claude_projects="${CLAUDE_CONFIG_DIR:-$HOME/.claude}/projects"
 
 args=()
-if [ -d "$claude_projects" ]; then
+if [ -d "$claude_projects" ] && [ -n "$(find "$claude_projects" -name '*.jsonl' -print -quit 2>/dev/null)" ]; then
   echo "== indexing your transcripts in $claude_projects"
 else
-  echo "== no $claude_projects here: indexing the sample corpus in tests/data/claude"
+  echo "== no transcripts in $claude_projects: indexing the sample corpus in tests/data/claude"
   args=(--index "$root/build/demo-index" --source "claude=$root/tests/data/claude")
 fi
 

@@ -879,3 +879,18 @@ TEST_CASE("cli: a query on a missing index creates it from the sources", "[cli]"
     REQUIRE(j["results"].a.size() == 1);
     CHECK(j["results"][0]["session_id"].s == kAlexId);
 }
+
+TEST_CASE("cli: queries on an empty index answer zero results, not an error", "[cli]") {
+    // A first run where the source root exists but holds no transcripts yet (a fresh ~/.claude/projects).
+    Cli cli({}, true);
+    for (const auto& args : std::vector<std::vector<std::string>>{
+             {"keyword", "error"}, {"content", "error"}, {"list"}, {"keyword", "foo", "--by", "message"}}) {
+        INFO(args.front());
+        RunResult r = cli.run(args);
+        INFO("stderr: " << r.err);
+        CHECK(r.exit_code == 0);
+        Json j;
+        REQUIRE(try_parse(r.out, j));
+        CHECK(j["total"].i == 0);
+    }
+}
