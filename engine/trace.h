@@ -10,6 +10,9 @@ namespace osearch {
 class PhaseTimer {
  public:
   explicit PhaseTimer(const char* scope) : scope_(scope), enabled_(std::getenv("OSEARCH_TRACE") != nullptr) {}
+  void count(const char* what, size_t n) const {
+    if (enabled_) std::fprintf(stderr, "trace %s/%s %zu\n", scope_, what, n);
+  }
   void mark(const char* phase) {
     if (!enabled_) return;
     auto now = std::chrono::steady_clock::now();

@@ -8,6 +8,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/utf8_check.h"
+
 #include <functional>
 #include <map>
 #include <random>
@@ -365,20 +367,7 @@ bool corpus_present() {
   return false;
 }
 
-bool valid_utf8(std::string_view s) {
-  for (size_t i = 0; i < s.size();) {
-    const auto b = static_cast<unsigned char>(s[i]);
-    size_t len = b < 0x80 ? 1 : b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
-    if (len == 0 || i + len > s.size()) return false;
-    for (size_t k = 1; k < len; ++k)
-      if ((static_cast<unsigned char>(s[i + k]) & 0xC0) != 0x80) return false;
-    const auto b1 = static_cast<unsigned char>(len > 1 ? s[i + 1] : 0);
-    if ((b == 0xE0 && b1 < 0xA0) || (b == 0xED && b1 > 0x9F) || (b == 0xF0 && b1 < 0x90) || (b == 0xF4 && b1 > 0x8F))
-      return false;
-    i += len;
-  }
-  return true;
-}
+using osearch_test::valid_utf8;
 
 }  // namespace
 

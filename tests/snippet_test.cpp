@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/utf8_check.h"
+
 #include <random>
 #include <string>
 
@@ -27,14 +29,7 @@ size_t seq_len(std::string_view s, size_t i) {
     return len;
 }
 
-bool valid_utf8(std::string_view s) {
-    for (size_t i = 0; i < s.size();) {
-        const size_t len = seq_len(s, i);
-        if (len == 0) return false;
-        i += len;
-    }
-    return true;
-}
+using osearch_test::valid_utf8;
 
 size_t code_points(std::string_view s) {
     size_t n = 0;
