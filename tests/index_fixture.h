@@ -1,0 +1,377 @@
+// Shared fixtures and helpers of the index tests (split out of one long file).
+#pragma once
+
+// The index (run_index + IndexReader) against SPEC §2 and §7: exact counts on the shared corpus,
+// idempotent re-runs, incremental reads of appended bytes only, half-written lines, shrunk /
+// replaced / deleted / re-created files, orphan subagents, titles, message and token totals,
+// kill -9 recovery compared with a clean build, a concurrent second indexer, file modes, --full
+// and bad input. Source trees are built in temp dirs from tests/data/claude (real transcripts)
+// plus synthetic files written here.
+#include "engine/indexer.h"
+
+#include <catch2/catch.hpp>
+
+#include "tests/utf8_check.h"
+
+#include <functional>
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/reader.h"
+#include "engine/records_store.h"
+#include "engine/store.h"
+#include "ingest/jsonl_reader.h"
+#include "test_util.h"
+
+using namespace osearch;
+using namespace osearch_test;
+
+// Xapian errors do not derive from std::exception: name them in failure reports.
+CATCH_TRANSLATE_EXCEPTION(const Xapian::Error& e) { return std::string("Xapian::") + e.get_type() + ": " + e.get_msg(); }
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// Running the indexer
+
+std::vector<SourceRoot> roots_of(const std::string& src) { return {SourceRoot{"claude", src}}; }
+
+IndexSummary index_tree(const std::string& idx, const std::string& src, IndexOptions opt = {}) {
+  return run_index(idx, roots_of(src), opt);
+}
+
+IndexOptions full_options() {
+  IndexOptions o;
+  o.full = true;
+  return o;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reading the index back
+
+std::string hex(std::string_view s) {
+  static const char* d = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : s) {
+    out.push_back(d[c >> 4]);
+    out.push_back(d[c & 15]);
+  }
+  return out;
+}
+
+std::string tokens_str(const TokenUsage& t) {
+  return std::to_string(t.input) + "/" + std::to_string(t.output) + "/" + std::to_string(t.cache_creation) + "/" +
+         std::to_string(t.cache_read);
+}
+
+std::map<std::string, SessionRec> all_sessions(const std::string& idx) {
+  IndexReader r(idx);
+  std::map<std::string, SessionRec> out;
+  LmdbCursor cur(r.txn(), r.db().sessions);
+  for (bool ok = cur.first(); ok; ok = cur.next())
+    if (auto s = SessionRec::decode(cur.value())) out.emplace(std::string(cur.key()), std::move(*s));
+  return out;
+}
+
+std::map<std::string, FileState> all_files(const std::string& idx) {
+  IndexReader r(idx);
+  std::map<std::string, FileState> out;
+  LmdbCursor cur(r.txn(), r.db().files);
+  for (bool ok = cur.first(); ok; ok = cur.next())
+    if (auto st = FileState::decode(cur.key(), cur.value())) out.emplace(st->path, std::move(*st));
+  return out;
+}
+
+IndexCounts counts_of(const std::string& idx) { return IndexReader(idx).counts(); }
+
+// Messages of one session, in key order, with their text.
+struct StoredMessage {
+  MessageRec rec;
+  std::string text;
+};
+std::vector<StoredMessage> session_messages(const std::string& idx, const std::string& sid) {
+  IndexReader r(idx);
+  std::vector<StoredMessage> out;
+  LmdbCursor cur(r.txn(), r.db().messages);
+  const std::string pfx = sid + '\0';
+  for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next()) {
+    auto m = MessageRec::decode(cur.key(), cur.value());
+    REQUIRE(m.has_value());
+    StoredMessage sm{*m, std::string(r.message_text(*m))};
+    out.push_back(std::move(sm));
+  }
+  return out;
+}
+
+std::optional<StoredMessage> message_by_uuid(const std::string& idx, const std::string& sid, const std::string& uuid) {
+  IndexReader r(idx);
+  auto key = r.txn().get(r.db().msg_uuid, pair_key(uuid, sid));
+  if (!key) return std::nullopt;
+  auto m = r.message(*key);
+  if (!m) return std::nullopt;
+  return StoredMessage{*m, std::string(r.message_text(*m))};
+}
+
+// A canonical description of everything a query can see: sessions (title, counts, tokens, flags),
+// every message (key, fields, text hash), every tool call key, file offsets and the number of
+// Xapian documents. Two indexes of the same sources must have equal fingerprints, however they
+// were built (one shot, incrementally, after kill -9, with --full).
+std::vector<std::string> fingerprint(const std::string& idx) {
+  std::vector<std::string> fp;
+  IndexReader r(idx);
+  {
+    LmdbCursor cur(r.txn(), r.db().sessions);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      auto s = SessionRec::decode(cur.value());
+      REQUIRE(s.has_value());
+      std::vector<std::string> sorted_models = s->models;  // a set: its order is not specified
+      std::sort(sorted_models.begin(), sorted_models.end());
+      std::string models;
+      for (const auto& m : sorted_models) models += m + ",";
+      // Titles on lines of their own, so a title difference is reported apart from the records.
+      fp.push_back("TITLE " + s->id + " title=" + s->title() + " summary=" + s->summary_title);
+      fp.push_back("S " + s->id + " project=" + s->project + " path=" + s->jsonl_path +
+                   " cwd=" + s->cwd + " mc=" + std::to_string(s->message_count) +
+                   " tc=" + std::to_string(s->tool_call_count) + " sub=" + std::to_string(s->subagent_count) +
+                   " tok=" + tokens_str(s->tokens) + " main=" + std::to_string(s->has_main) +
+                   " del=" + std::to_string(s->source_deleted) + " t=" + std::to_string(s->started_at) + ".." +
+                   std::to_string(s->ended_at) + " models=" + models + " custom=" + s->custom_title +
+                   " ai=" + s->ai_title + " last=" + s->last_prompt + " first=" + s->first_prompt.substr(0, 200));
+    }
+  }
+  {
+    LmdbCursor cur(r.txn(), r.db().messages);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      auto m = MessageRec::decode(cur.key(), cur.value());
+      REQUIRE(m.has_value());
+      std::string text(r.message_text(*m));
+      std::string ids;
+      for (const auto& t : m->tool_call_ids) ids += t + ",";
+      fp.push_back("M " + hex(m->key) + " " + m->uuid + " " + m->type + " r=" + role_name(m->role) +
+                   " ct=" + content_type_name(m->content_type) + " meta=" + std::to_string(m->is_meta) +
+                   " side=" + std::to_string(m->is_sidechain) + " agent=" + m->agent_id +
+                   " tok=" + tokens_str(m->usage) + " dur=" + std::to_string(m->turn_duration_ms) +
+                   " len=" + std::to_string(text.size()) + " h=" + std::to_string(std::hash<std::string>{}(text)) +
+                   " tools=" + ids);
+    }
+  }
+  {
+    LmdbCursor cur(r.txn(), r.db().tool_calls);
+    for (bool ok = cur.first(); ok; ok = cur.next()) fp.push_back("T " + hex(cur.key()));
+  }
+  {
+    LmdbCursor cur(r.txn(), r.db().files);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      auto st = FileState::decode(cur.key(), cur.value());
+      REQUIRE(st.has_value());
+      // (FileState::lines is bookkeeping: a glued line read in two runs counts as two.)
+      fp.push_back("F " + st->path + " off=" + std::to_string(st->offset) +
+                   " bad=" + std::to_string(st->bad_lines) + " del=" + std::to_string(st->deleted) +
+                   " sid=" + st->session_id);
+    }
+  }
+  fp.push_back("X docs=" + std::to_string(r.xapian().get_doccount()));
+  return fp;
+}
+
+// First differences between two fingerprints, for the failure message ("" when equal).
+std::string fingerprint_diff(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  std::set<std::string> sa(a.begin(), a.end()), sb(b.begin(), b.end());
+  std::string out;
+  int shown = 0;
+  for (const auto& x : sa)
+    if (!sb.count(x) && shown++ < 8) out += "  only in got:      " + x.substr(0, 400) + "\n";
+  for (const auto& x : sb)
+    if (!sa.count(x) && shown++ < 16) out += "  only in expected: " + x.substr(0, 400) + "\n";
+  if (out.empty() && a != b) out = "  same lines, different order or multiplicity (" + std::to_string(a.size()) + " vs " +
+                                   std::to_string(b.size()) + ")\n";
+  return out;
+}
+
+// Splits a fingerprint into its title lines and everything else.
+std::pair<std::vector<std::string>, std::vector<std::string>> split_titles(const std::vector<std::string>& fp) {
+  std::pair<std::vector<std::string>, std::vector<std::string>> out;
+  for (const auto& l : fp) (l.rfind("TITLE ", 0) == 0 ? out.first : out.second).push_back(l);
+  return out;
+}
+
+// The records (sessions, messages, texts, tool calls, file offsets, Xapian documents) and, checked
+// apart, the session titles must be those of `expected_fp`.
+#define CHECK_SAME_INDEX(got_idx, expected_fp)                                           \
+  do {                                                                                   \
+    const auto got_parts_ = split_titles(fingerprint(got_idx));                          \
+    const auto want_parts_ = split_titles(expected_fp);                                  \
+    {                                                                                    \
+      const std::string diff_ = fingerprint_diff(got_parts_.second, want_parts_.second); \
+      INFO("index records differ from the expected (clean) build:\n" << diff_);          \
+      CHECK(diff_.empty());                                                              \
+    }                                                                                    \
+    {                                                                                    \
+      const std::string tdiff_ = fingerprint_diff(got_parts_.first, want_parts_.first);  \
+      INFO("session titles differ from the expected (clean) build:\n" << tdiff_);        \
+      CHECK(tdiff_.empty());                                                             \
+    }                                                                                    \
+  } while (0)
+
+// ---------------------------------------------------------------------------------------------
+// Source trees
+
+const std::string kB3 = "-Users-user-project/b3edadab-bca0-4054-9b41-f7ffa6941260.jsonl";
+const std::string kB3Sid = "b3edadab-bca0-4054-9b41-f7ffa6941260";
+const std::string kGlued = "-Users-soph-Work-entire-devenv-cli/130d7b7e-5801-4345-9bd6-f32fd9b8429b.jsonl";
+const std::string kWindows = "D--oh-my-posh/88e16f61-d1b7-47a3-84f1-057e0f96521a.jsonl";
+const std::string kWindowsSid = "88e16f61-d1b7-47a3-84f1-057e0f96521a";
+const std::string kExperimentsSid = "ef958aa1-0e93-49f0-bb71-150f63befcd1";
+
+// Copies the given tests/data/claude entries (files or dirs) into `dst`.
+void make_tree(const std::string& dst, const std::vector<std::string>& rels) {
+  fs::create_directories(dst);
+  for (const auto& rel : rels) copy_subtree(claude_data_dir(), rel, dst);
+}
+
+// Copies every project dir of tests/data/claude into `dst`, renamed <slug><suffix>. With a
+// `sid_prefix`, main transcripts and session dirs are renamed <prefix><sid> so the copy holds
+// sessions of its own (root agent files still name their original sessionId).
+void copy_projects(const std::string& dst, const std::string& suffix, const std::string& sid_prefix = "") {
+  for (const auto& e : fs::directory_iterator(claude_data_dir())) {
+    if (!e.is_directory()) continue;
+    const std::string to = dst + "/" + e.path().filename().string() + suffix;
+    copy_tree(e.path().string(), to);
+    if (sid_prefix.empty()) continue;
+    std::vector<fs::path> entries;
+    for (const auto& c : fs::directory_iterator(to)) entries.push_back(c.path());
+    for (const auto& c : entries) {
+      const std::string name = c.filename().string();
+      if (name.rfind("agent-", 0) == 0) continue;
+      fs::rename(c, c.parent_path() / (sid_prefix + name));
+    }
+  }
+}
+
+std::string json_escape(std::string_view s) {
+  std::string o;
+  for (char c : s) {
+    switch (c) {
+      case '"': o += "\\\""; break;
+      case '\\': o += "\\\\"; break;
+      case '\n': o += "\\n"; break;
+      default: o.push_back(c);
+    }
+  }
+  return o;
+}
+
+// Synthetic lines in the Claude Code shape.
+std::string user_line(const std::string& sid, const std::string& uuid, const std::string& text,
+                      const std::string& ts = "2026-03-01T10:00:00.000Z", const std::string& extra = "") {
+  return R"({"parentUuid":null,"isSidechain":false,"type":"user","cwd":"/w/proj","sessionId":")" + sid +
+         R"(","version":"2.1.29","gitBranch":"main",)" + extra + R"("message":{"role":"user","content":")" +
+         json_escape(text) + R"("},"uuid":")" + uuid + R"(","timestamp":")" + ts + "\"}\n";
+}
+std::string assistant_line(const std::string& sid, const std::string& uuid, const std::string& text,
+                           const std::string& msg_id, int in, int out, const std::string& ts = "2026-03-01T10:00:01.000Z") {
+  return R"({"parentUuid":null,"isSidechain":false,"type":"assistant","cwd":"/w/proj","sessionId":")" + sid +
+         R"(","message":{"id":")" + msg_id + R"(","model":"claude-test","role":"assistant","content":[{"type":"text","text":")" +
+         json_escape(text) + R"("}],"usage":{"input_tokens":)" + std::to_string(in) + R"(,"output_tokens":)" +
+         std::to_string(out) + R"(,"cache_creation_input_tokens":1,"cache_read_input_tokens":2}},"uuid":")" + uuid +
+         R"(","timestamp":")" + ts + "\"}\n";
+}
+std::string fact_line(const std::string& type, const std::string& field, const std::string& text, const std::string& sid) {
+  return R"({"type":")" + type + R"(",")" + field + R"(":")" + json_escape(text) + R"(","sessionId":")" + sid + "\"}\n";
+}
+std::string summary_line(const std::string& text, const std::string& leaf) {
+  return R"({"type":"summary","summary":")" + json_escape(text) + R"(","leafUuid":")" + leaf + "\"}\n";
+}
+
+// Offsets just past each '\n' (the starts of the following lines).
+std::vector<size_t> line_ends(const std::string& data) {
+  std::vector<size_t> out;
+  for (size_t p = data.find('\n'); p != std::string::npos; p = data.find('\n', p + 1)) out.push_back(p + 1);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------
+// An independent reference for message counts and token totals, from the raw JSON:
+// a message is a user/assistant object with a uuid, stored once per (session, uuid); its session is
+// the file name (main), the directory (nested/workflow agents) or the first sessionId its lines
+// carry (root agent files); usage is counted once per (session, message.id).
+struct ExpectedSession {
+  uint64_t messages = 0;
+  TokenUsage tokens;
+  std::set<std::string> uuids, api_ids;
+};
+
+std::map<std::string, ExpectedSession> expected_sessions(const std::string& root) {
+  std::map<std::string, ExpectedSession> out;
+  for (const auto& rel : list_files(root)) {
+    if (rel.size() < 6 || rel.substr(rel.size() - 6) != ".jsonl") continue;
+    std::vector<std::string> parts;
+    for (size_t s = 0, e; s <= rel.size(); s = e + 1) {
+      e = rel.find('/', s);
+      if (e == std::string::npos) e = rel.size();
+      parts.push_back(rel.substr(s, e - s));
+    }
+    std::string sid;
+    bool root_agent = false;
+    if (parts.size() == 2) {
+      root_agent = parts[1].rfind("agent-", 0) == 0;
+      if (!root_agent) sid = parts[1].substr(0, parts[1].size() - 6);
+    } else if (parts.size() == 4 && parts[2] == "subagents") {
+      sid = parts[1];
+    } else if (parts.size() == 6 && parts[2] == "subagents" && parts[3] == "workflows") {
+      sid = parts[1];
+    } else {
+      continue;
+    }
+    JsonlReader reader;
+    reader.read(root + "/" + rel, 0, [&](simdjson::dom::element obj, uint64_t) {
+      std::string_view type, uuid, line_sid;
+      if (root_agent && sid.empty() && obj["sessionId"].get_string().get(line_sid) == simdjson::SUCCESS)
+        sid = std::string(line_sid);
+      if (sid.empty()) return;
+      if (obj["type"].get_string().get(type) != simdjson::SUCCESS || (type != "user" && type != "assistant")) return;
+      if (obj["uuid"].get_string().get(uuid) != simdjson::SUCCESS || uuid.empty()) return;
+      ExpectedSession& e = out[sid];
+      if (!e.uuids.insert(std::string(uuid)).second) return;
+      ++e.messages;
+      simdjson::dom::element usage;
+      if (type != "assistant" || obj["message"]["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
+      std::string_view api_id;
+      if (obj["message"]["id"].get_string().get(api_id) == simdjson::SUCCESS && !api_id.empty() &&
+          !e.api_ids.insert(std::string(api_id)).second)
+        return;
+      auto num = [&](const char* k) -> int64_t {
+        int64_t v = 0;
+        uint64_t u = 0;
+        if (usage[k].get_int64().get(v) == simdjson::SUCCESS) return v;
+        if (usage[k].get_uint64().get(u) == simdjson::SUCCESS) return static_cast<int64_t>(u);
+        return 0;
+      };
+      e.tokens.input += num("input_tokens");
+      e.tokens.output += num("output_tokens");
+      e.tokens.cache_creation += num("cache_creation_input_tokens");
+      e.tokens.cache_read += num("cache_read_input_tokens");
+    });
+  }
+  return out;
+}
+
+// Whether the shared corpus is here; on CI its absence is a failure, elsewhere a warning.
+bool corpus_present() {
+  if (fs::is_directory(corpus_claude_dir())) return true;
+  if (std::getenv("CI") != nullptr) {
+    FAIL("shared corpus missing at " << corpus_claude_dir() << " (CI is set)");
+  }
+  WARN("shared corpus missing at " << corpus_claude_dir() << "; skipping the full-corpus checks");
+  return false;
+}
+
+using osearch_test::valid_utf8;
+
+}  // namespace
+
+// =============================================================================================
