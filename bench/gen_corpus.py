@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Grow a realistic Claude Code projects tree from real transcripts.
 
-    python3 bench/gen_corpus.py --out DIR --mb N [--seed S] [--source /work/shared/corpus/claude]
+    python3 bench/gen_corpus.py --out DIR --mb N [--seed S] [--source ../shared/corpus/claude]
 
 The output looks like ~/.claude/projects: <slug>/<sessionId>.jsonl, with subagent
 transcripts under <slug>/<sessionId>/subagents/agent-<agentId>.jsonl (new layout) or
@@ -37,7 +37,8 @@ import time
 from collections import Counter
 from datetime import datetime, timedelta, timezone
 
-DEFAULT_SOURCE = "/work/shared/corpus/claude"
+# The shared corpus lies beside the repository (../shared), as on developer machines and in CI.
+DEFAULT_SOURCE = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "corpus", "claude"))
 
 UUID_RE = r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"
 # Id and timestamp rewriting is done with a few regex passes that each start with a literal,

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SQLite FTS5 baseline shaped like the Obelisk peer (see /work/shared/notes/obelisk.md §2d, §2j).
+"""SQLite FTS5 baseline shaped like the Obelisk peer (see ../shared/notes/obelisk.md §2d, §2j).
 
     python3 bench/sqlite_fts5_peer.py --corpus DIR --db FILE build
     python3 bench/sqlite_fts5_peer.py --corpus DIR --db FILE query WORD...
