@@ -101,16 +101,6 @@ void TextLogWriter::sync() {
   ::fdatasync(idx_fd_);
 }
 
-void TextLogWriter::reset() {
-  log_buf_.clear();
-  idx_buf_.clear();
-  if (::ftruncate(log_fd_, 0) != 0 || ::ftruncate(idx_fd_, 0) != 0)
-    throw std::runtime_error(std::string("text log reset: ") + std::strerror(errno));
-  ::lseek(log_fd_, 0, SEEK_SET);
-  ::lseek(idx_fd_, 0, SEEK_SET);
-  bytes_ = entries_ = 0;
-}
-
 bool TextLogReader::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries) {
   return log_.map(dir + "/text.log", committed_bytes) && idx_.map(dir + "/text.idx", committed_entries * 8);
 }

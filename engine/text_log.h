@@ -59,8 +59,6 @@ class TextLogWriter {
   void sync();
   uint64_t bytes() const { return bytes_; }
   uint64_t entries() const { return entries_; }
-  // Drops everything (index --full).
-  void reset();
 
  private:
   void flush_buffers();

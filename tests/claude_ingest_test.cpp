@@ -1,4 +1,4 @@
-// Claude adapter: roles, meta, commands, thinking, tool calls, usage.
+// Claude adapter: roles, meta, commands, thinking/CJK/Windows cwd, tool calls.
 #include "tests/claude_fixture.h"
 
 TEST_CASE("claude: roles of user prompt and assistant lines and tool_result lines as Role::Tool", "[claude]") {

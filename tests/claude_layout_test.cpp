@@ -1,4 +1,4 @@
-// Claude adapter: facts, images, discovery of the directory layout.
+// Claude adapter: usage, images, session facts, discovery of the directory layout.
 #include "tests/claude_fixture.h"
 
 TEST_CASE("claude: usage and model and message id of assistant lines", "[claude]") {

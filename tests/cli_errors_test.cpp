@@ -1,4 +1,4 @@
-// CLI: exit codes, errors, global options, refresh and golden fields.
+// CLI: regex and usage errors, text format, global options, filters wired, refresh, permissions, empty index.
 #include "tests/cli_fixture.h"
 
 TEST_CASE("cli: unsupported regex constructs are named in the error", "[cli]") {

@@ -1,4 +1,4 @@
-// CLI: the JSON/JSONL/text output contract and snippets.
+// CLI: the JSON/JSONL/text output contract, golden fields, snippets, zero results, bad input.
 #include "tests/cli_fixture.h"
 
 TEST_CASE("cli: keyword JSON envelope and per-hit fields", "[cli]") {

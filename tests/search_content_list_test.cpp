@@ -1,4 +1,4 @@
-// Search: every filter, list, deleted sources.
+// Search: the filters --type to --limit; content options, exact counts, regex fallbacks; deleted sources; list.
 #include "tests/search_fixture.h"
 
 TEST_CASE("search: --type filters by content type", "[search]") {

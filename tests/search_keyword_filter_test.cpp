@@ -1,4 +1,4 @@
-// Search: keyword identifiers, CJK, collapse and sort; content options and exact counts.
+// Search: keyword identifiers, CJK, collapse and sort; the filters --project to --role.
 #include "tests/search_fixture.h"
 
 TEST_CASE("search: keyword finds a UUID verbatim", "[search]") {
