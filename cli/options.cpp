@@ -91,6 +91,12 @@ Context resolve_context(const GlobalOptions& o) {
   } else {
     c.roots = default_sources();
   }
+  // Only the Claude Code adapter exists so far: say so rather than silently index nothing.
+  if (!c.quiet)
+    for (const auto& r : c.roots)
+      if (r.agent != "claude")
+        std::fprintf(stderr, "osearch: warning: no %s adapter yet; source %s=%s is skipped\n", r.agent.c_str(),
+                     r.agent.c_str(), r.dir.c_str());
   return c;
 }
 
