@@ -171,11 +171,6 @@ const std::string kSpotterBId = "55604662-cf2a-4331-851a-ec234028f8ca";
 const std::string kSampleId = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
 const std::string kBlameId = "2c965cfd-41e4-4e31-8339-2986ebced03c";
 
-std::string root_of(const std::string& rel) {
-    for (const std::string& root : {claude_data_dir(), corpus_claude_dir()})
-        if (fs::exists(root + "/" + rel)) return root;
-    return {};
-}
 
 struct Cli {
     TempDir tmp{"cli"};

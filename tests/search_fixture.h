@@ -60,12 +60,6 @@ const std::string kClaudePId = "2b4ed4c0-b905-41de-9238-273db3ec737a";
 // Nine sessions: every filter has something to keep and something to drop.
 const std::vector<std::string> kAll = {kAlex, kPosh, kSoph, kSpotterA, kSpotterB, kCaptureDir, kBlameDir, kSample, kClaudeP};
 
-// tests/data/claude when the file was copied there, else the shared corpus.
-std::string root_of(const std::string& rel) {
-    for (const std::string& root : {claude_data_dir(), corpus_claude_dir()})
-        if (fs::exists(root + "/" + rel)) return root;
-    return {};
-}
 
 struct Fixture {
     TempDir tmp{"search"};

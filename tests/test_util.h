@@ -50,6 +50,13 @@ inline std::string claude_data_dir() { return std::string(OSEARCH_TEST_DATA) + "
 // ../shared/corpus (may be absent outside the development machine).
 inline std::string corpus_dir() { return OSEARCH_CORPUS; }
 inline std::string corpus_claude_dir() { return std::string(OSEARCH_CORPUS) + "/claude"; }
+
+// The root holding a transcript: tests/data/claude when the file was copied there, else the shared corpus.
+inline std::string root_of(const std::string& rel) {
+  for (const std::string& root : {claude_data_dir(), corpus_claude_dir()})
+    if (std::filesystem::exists(root + "/" + rel)) return root;
+  return {};
+}
 // The built CLI.
 inline std::string osearch_binary() { return OSEARCH_BINARY; }
 
