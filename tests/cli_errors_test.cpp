@@ -300,3 +300,20 @@ TEST_CASE("cli: queries on an empty index answer zero results, not an error", "[
         CHECK(j["total"].i == 0);
     }
 }
+
+TEST_CASE("cli: index --watch picks up appended lines without a query refreshing", "[cli][watch]") {
+    Cli cli({kAlex});
+    // `index --watch` polls every 2 s; it runs until it is killed (here by the timeout).
+    RunOptions opt;
+    opt.timeout = std::chrono::milliseconds(5500);
+    std::thread watcher([&] { run_osearch({"index", "--watch", "--index", cli.idx, "--source", "claude=" + cli.src}, "", opt); });
+    std::this_thread::sleep_for(std::chrono::milliseconds(800));
+    const std::string sid = kAlex.substr(kAlex.find('/') + 1, 36);
+    append_file(cli.path(kAlex), std::string("\n{\"type\":\"user\",\"uuid\":\"0a0a0a0a-0000-4000-8000-00000000beef\",\"sessionId\":\"") +
+                                     sid + "\",\"timestamp\":\"2026-01-19T05:00:00.000Z\",\"cwd\":\"/tmp\",\"message\":"
+                                     "{\"role\":\"user\",\"content\":\"watchword zebraquokka\"}}\n");
+    std::this_thread::sleep_for(std::chrono::milliseconds(3500));
+    Json seen = cli.json({"keyword", "zebraquokka", "--no-refresh"});
+    watcher.join();
+    CHECK(seen["total"].i == 1);
+}
