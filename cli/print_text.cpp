@@ -14,14 +14,9 @@ constexpr const char* kReset = "\033[0m";
 
 std::string highlight(const std::string& snippet, const std::vector<std::string>& terms, bool color) {
   if (!color || terms.empty()) return snippet;
-  std::vector<std::string> lowered;
-  for (auto t : terms) {
-    for (char& c : t) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-    lowered.push_back(t);
-  }
   std::string out;
   size_t pos = 0;
-  for (auto [b, e] : find_highlights(snippet, lowered)) {
+  for (auto [b, e] : find_highlights(snippet, terms)) {  // case-insensitive on both sides
     out.append(snippet, pos, b - pos);
     out.append(kMatch);
     out.append(snippet, b, e - b);

@@ -10,7 +10,6 @@
 #include <thread>
 #include <unordered_map>
 
-#include "engine/codec.h"
 #include "engine/pcre_matcher.h"
 #include "engine/search.h"
 #include "engine/snippet.h"
@@ -261,7 +260,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       if (!f.message_matches(*msg, tool_names)) continue;
     }
     if (!matches_alone(e.text, e.text_offset, st.first_ends[i])) continue;  // only a match spanning entries
-    const int64_t ts = unsortable_i64(get_be64(e.key, z + 1));
+    const int64_t ts = timestamp_of_message_key(e.key);
     Group& g = groups[sid];
     ++g.count;
     if (g.first_key.empty() || e.key < g.first_key) g.first_key = e.key;

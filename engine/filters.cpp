@@ -8,15 +8,9 @@
 namespace osearch {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
-}
-
 bool contains_ci(std::string_view hay, std::string_view needle_lower) {
   if (needle_lower.empty()) return true;
-  std::string h = lower(hay);
+  std::string h = ascii_lower(hay);
   return h.find(needle_lower) != std::string::npos;
 }
 
@@ -30,31 +24,31 @@ int64_t parse_time(const std::string& arg, int64_t now_ms, const char* flag) {
 
 Filters parse_filters(const FilterArgs& a, int64_t now_ms, size_t default_limit) {
   Filters f;
-  for (const auto& p : a.project) f.projects.push_back(lower(p));
+  for (const auto& p : a.project) f.projects.push_back(ascii_lower(p));
   for (const auto& ag : a.agent) {
-    std::string l = lower(ag);
+    std::string l = ascii_lower(ag);
     if (l != "claude" && l != "omp" && l != "pi" && l != "codex")
       throw BadInput("usage", "--agent must be claude, omp, pi or codex, got '" + ag + "'");
     f.agents.push_back(l);
   }
-  for (const auto& s : a.session) f.sessions.push_back(lower(s));
+  for (const auto& s : a.session) f.sessions.push_back(ascii_lower(s));
   if (!a.since.empty()) f.since_ms = parse_time(a.since, now_ms, "--since");
   if (!a.until.empty()) f.until_ms = parse_time(a.until, now_ms, "--until");
   f.branches = a.branch;
-  for (const auto& m : a.model) f.models.push_back(lower(m));
+  for (const auto& m : a.model) f.models.push_back(ascii_lower(m));
   for (const auto& r : a.role) {
     Role role;
-    if (!parse_role(lower(r), role) || role == Role::System)
+    if (!parse_role(ascii_lower(r), role) || role == Role::System)
       throw BadInput("usage", "--role must be user, assistant or tool, got '" + r + "'");
     f.roles.push_back(role);
   }
   for (const auto& t : a.type) {
     ContentType ct;
-    if (!parse_content_type(lower(t), ct))
+    if (!parse_content_type(ascii_lower(t), ct))
       throw BadInput("usage", "--type must be text, thinking, tool_use, tool_result, command, summary or memory, got '" + t + "'");
     f.types.push_back(ct);
   }
-  for (const auto& t : a.tool) f.tools.push_back(lower(t));
+  for (const auto& t : a.tool) f.tools.push_back(ascii_lower(t));
   f.cwd = a.cwd;
   while (f.cwd.size() > 1 && f.cwd.back() == '/') f.cwd.pop_back();
   f.include_meta = a.include_meta;
@@ -70,7 +64,7 @@ bool Filters::session_matches(const SessionRec& s) const {
       }))
     return false;
   if (!sessions.empty() && std::none_of(sessions.begin(), sessions.end(), [&](const std::string& p) {
-        return lower(s.id).compare(0, p.size(), p) == 0;
+        return ascii_lower(s.id).compare(0, p.size(), p) == 0;
       }))
     return false;
   if (!models.empty() && std::none_of(models.begin(), models.end(), [&](const std::string& m) {
@@ -101,7 +95,7 @@ bool Filters::message_matches(const MessageRec& m, const std::vector<std::string
   if (until_ms && m.timestamp_ms >= *until_ms) return false;
   if (!tools.empty() && std::none_of(tools.begin(), tools.end(), [&](const std::string& t) {
         return std::any_of(tool_names.begin(), tool_names.end(),
-                           [&](const std::string& n) { return lower(n) == t; });
+                           [&](const std::string& n) { return ascii_lower(n) == t; });
       }))
     return false;
   return true;

@@ -75,23 +75,21 @@ void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec
 
 void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset) {
   std::string uuid_key = pair_key(m.uuid, sid);
-  if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end()) {
-    // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
+  // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
+  std::string existing_key;
+  if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end())
+    existing_key = messages_[it->second].rec.key;
+  else if (auto key = reader().get(store_.db().msg_uuid, uuid_key))
+    existing_key = std::string(*key);
+  if (!existing_key.empty()) {
     ++counters_.duplicates;
-    const MessageRec& first = messages_[it->second].rec;
-    record_tool_calls(sid, m, first.key, first.timestamp_ms, touch_session(sid, file).rec, nullptr);
-    return;
-  }
-  if (auto key = reader().get(store_.db().msg_uuid, uuid_key)) {
-    ++counters_.duplicates;
-    std::string k(*key);
-    record_tool_calls(sid, m, k, m.timestamp_ms, touch_session(sid, file).rec, nullptr);
+    record_tool_calls(sid, m, existing_key, timestamp_of_message_key(existing_key), touch_session(sid, file).rec,
+                      nullptr);
     return;
   }
   TouchedSession& ts = touch_session(sid, file);
   SessionRec& s = ts.rec;
   if (file.kind == SourceKind::ClaudeMain) {
-    if (!s.has_main || s.jsonl_path != file.path) session_files_.emplace_back(sid, file.path);
     s.has_main = true;
     s.jsonl_path = file.path;
     s.source_deleted = false;

@@ -103,7 +103,6 @@ class IngestBatch {
   std::map<std::string, WorkflowRec> workflows_;             // pair_key(sid, run)
   std::map<std::string, WorkflowAgentRec> workflow_agents_;  // pair_key(run, agent)
   std::map<std::string, FileState> file_states_;
-  std::vector<std::pair<std::string, std::string>> session_files_;
   std::vector<std::pair<std::string, std::string>> deleted_sources_;
   size_t pending_bytes_ = 0;
   BatchCounters counters_;

@@ -76,7 +76,6 @@ void IngestBatch::flush() {
   workflows_.clear();
   workflow_agents_.clear();
   file_states_.clear();
-  session_files_.clear();
   deleted_sources_.clear();
   pending_bytes_ = 0;
   // early_facts_ survive: their session may still appear in a later batch of the same run.
@@ -142,9 +141,9 @@ void IngestBatch::write_lmdb() {
     txn.put(db.sess_by_project, pair_key(ts.rec.project, id), "");
     txn.put(db.sessions, id, ts.rec.encode());
   }
-  for (const auto& [sid, path] : session_files_) txn.put(db.session_files, pair_key(sid, path), "");
   for (const auto& [path, st] : file_states_) {
     txn.put(db.files, path, st.encode());
+    // Every file that fed a session is named here: drops and --full's archive check find them.
     if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), "");
   }
   Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, layout_.generation);

@@ -34,11 +34,9 @@ Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
     for (Role r : f.roles) names.emplace_back(role_name(r));
     filters.push_back(or_terms(prefix::kRole, names));
   }
-  if (!f.types.empty()) {
-    std::vector<std::string> names;
-    for (ContentType t : f.types) names.emplace_back(content_type_name(t));
-    filters.push_back(or_terms(prefix::kType, names));
-  }
+  std::vector<std::string> type_names;
+  for (ContentType t : f.types) type_names.emplace_back(content_type_name(t));
+  if (!type_names.empty()) filters.push_back(or_terms(prefix::kType, type_names));
   if (!f.tools.empty()) filters.push_back(or_terms(prefix::kTool, f.tools));
   if (!f.branches.empty()) filters.push_back(or_terms(prefix::kBranch, f.branches));
   if (f.since_ms || f.until_ms) {
@@ -49,12 +47,8 @@ Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
   for (auto& flt : filters) q = Xapian::Query(Xapian::Query::OP_FILTER, q, flt);
   if (!f.include_meta) {
     Xapian::Query hidden{std::string(prefix::kHidden)};
-    if (!f.types.empty()) {
-      // An explicitly requested type (command, summary) is shown even though it is hidden by default.
-      std::vector<std::string> names;
-      for (ContentType t : f.types) names.emplace_back(content_type_name(t));
-      hidden = Xapian::Query(Xapian::Query::OP_AND_NOT, hidden, or_terms(prefix::kType, names));
-    }
+    // An explicitly requested type (command, summary) is shown even though it is hidden by default.
+    if (!type_names.empty()) hidden = Xapian::Query(Xapian::Query::OP_AND_NOT, hidden, or_terms(prefix::kType, type_names));
     q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, hidden);
   }
   return q;

@@ -11,12 +11,6 @@
 namespace osearch {
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
-}
-
 Xapian::Query and_all(const std::vector<Xapian::Query>& qs) {
   if (qs.empty()) return Xapian::Query();
   if (qs.size() == 1) return qs[0];
@@ -69,13 +63,13 @@ class Parser {
       return {q, "", !q.empty()};
     }
     if (auto colon = tok.find(':'); colon != std::string::npos && colon > 0 && colon + 1 < tok.size()) {
-      std::string field = lower(tok.substr(0, colon));
+      std::string field = ascii_lower(tok.substr(0, colon));
       std::string value = tok.substr(colon + 1);
       if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
       if (Xapian::Query q; field_query(field, value, q)) return {q, field};
     }
     if (tok.size() > 1 && tok.back() == '*') {
-      std::string stem = lower(tok.substr(0, tok.size() - 1));
+      std::string stem = ascii_lower(tok.substr(0, tok.size() - 1));
       while (!stem.empty() && stem.back() == '*') stem.pop_back();
       if (!stem.empty()) {
         out_.positive_terms.push_back(stem);
@@ -89,7 +83,7 @@ class Parser {
 
  private:
   bool field_query(const std::string& field, const std::string& value, Xapian::Query& q) {
-    std::string v = lower(value);
+    std::string v = ascii_lower(value);
     if (field == "project") {
       q = substring_terms(db_, prefix::kProject, v);
     } else if (field == "model") {

@@ -277,6 +277,12 @@ std::string session_of_message_key(std::string_view key) {
   return std::string(key.substr(0, z));
 }
 
+int64_t timestamp_of_message_key(std::string_view key) {
+  size_t z = key.find('\0');
+  if (z == std::string_view::npos || key.size() < z + 9) return 0;
+  return unsortable_i64(get_be64(key, z + 1));
+}
+
 std::string pair_key(std::string_view a, std::string_view b) {
   std::string k;
   k.reserve(a.size() + b.size() + 1);

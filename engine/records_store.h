@@ -113,6 +113,7 @@ struct FileState {
 // Key builders. Message keys order a session's messages by time, then file, then line.
 std::string message_key(std::string_view session_id, int64_t ts_ms, uint32_t file_tag, uint64_t line_offset);
 std::string session_of_message_key(std::string_view key);
+int64_t timestamp_of_message_key(std::string_view key);
 std::string pair_key(std::string_view a, std::string_view b);  // a \0 b
 uint32_t file_tag(std::string_view path);
 

@@ -1,5 +1,6 @@
 #include "engine/snippet.h"
 
+#include "engine/tokenizer.h"
 #include "ingest/utf8.h"
 
 #include <algorithm>
@@ -107,8 +108,6 @@ std::string render(std::string_view t, size_t begin, size_t end, bool pre, bool 
     if (post) out.append(kEllipsis);
     return out;
 }
-
-constexpr char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool iequals_at(std::string_view s, size_t pos, std::string_view term) {
     if (term.size() > s.size() - pos) return false;

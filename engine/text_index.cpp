@@ -16,12 +16,6 @@ namespace osearch {
 namespace fs = std::filesystem;
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = ascii_lower(c);
-  return out;
-}
-
 // Prose gets positions (phrase search); tool output, thinking and tool input do not: positions cost
 // about a third of indexing throughput and double the index (notes/engine.md §1.3).
 bool wants_positions(const MessageRec& m) {
@@ -32,7 +26,7 @@ bool wants_positions(const MessageRec& m) {
 
 std::string boolean_term(std::string_view pfx, std::string_view value) {
   std::string t(pfx);
-  t.append(lower(value));
+  t.append(ascii_lower(value));
   if (t.size() > 240) {
     // Keep a readable head and make the tail unique.
     size_t h = std::hash<std::string_view>{}(value);
@@ -100,7 +94,7 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   if (!positions) doc.add_boolean_term(std::string(prefix::kNoPositions));
   // Tool call ids (the call's, or the one a result answers) are searchable verbatim.
   for (const auto& id : m.tool_call_ids)
-    if (!id.empty() && id.size() <= kMaxWordBytes) doc.add_term(lower(id));
+    if (!id.empty() && id.size() <= kMaxWordBytes) doc.add_term(ascii_lower(id));
   doc.add_boolean_term(unique_term(m));
   doc.add_boolean_term(boolean_term(prefix::kSession, m.session_id));
   doc.add_boolean_term(boolean_term(prefix::kProject, s.project));

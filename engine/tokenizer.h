@@ -34,6 +34,11 @@ bool is_cjk(uint32_t cp);
 size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp);
 
 inline char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+inline std::string ascii_lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
 
 namespace detail {
 enum class CharClass : uint8_t { Word, Connector, Separator, Cjk };
