@@ -28,6 +28,12 @@ struct WorkItem {
   FileState state;
 };
 
+// A file read again from its first byte; a root agent file's session is decided again by its lines.
+void reset_for_reread(FileState& st) {
+  st.offset = st.lines = st.bad_lines = 0;
+  if (st.kind == SourceKind::ClaudeRootAgent) st.session_id.clear();
+}
+
 void delete_prefix(LmdbTxn& txn, MDB_dbi dbi, const std::string& pfx,
                    const std::function<void(std::string_view key, std::string_view value)>& before_delete = {}) {
   LmdbCursor cur(txn, dbi);
@@ -83,9 +89,8 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     if (!v) continue;
     auto st = FileState::decode(path, *v);
     if (!st) continue;
-    st->offset = st->lines = st->bad_lines = 0;
-    st->size = 0;
-    if (st->kind == SourceKind::ClaudeRootAgent) st->session_id.clear();
+    reset_for_reread(*st);
+    st->size = 0;  // never "unchanged": the next run reads it whole
     txn.put(db.files, path, st->encode());
   }
   txn.commit();
@@ -258,7 +263,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
       bool replaced = keep_archive || st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
       if (replaced) {
         if (!st.session_id.empty()) drop.insert(st.session_id);
-        st.offset = st.lines = st.bad_lines = 0;
+        reset_for_reread(st);
       } else if (f.size == st.size && f.mtime_ns == st.mtime_ns) {
         ++summary.files_skipped;
         continue;
@@ -277,17 +282,16 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   if (!drop.empty()) {
     compact_shards(store, xapian, layout, true);  // deletes only reach the main database
     std::set<std::string> refeed = drop_sessions(store, xapian, drop);
-    for (auto& w : work)
-      if (refeed.count(w.file.path)) w.state.offset = w.state.lines = w.state.bad_lines = 0;
+    std::set<std::string> queued;
+    for (auto& w : work) {
+      queued.insert(w.file.path);
+      if (refeed.count(w.file.path)) reset_for_reread(w.state);
+    }
     for (const auto& f : files) {
-      if (!refeed.count(f.path)) continue;
-      bool queued = std::any_of(work.begin(), work.end(), [&](const WorkItem& w) { return w.file.path == f.path; });
-      if (!queued) {
-        FileState st = states[f.path];
-        st.offset = st.lines = st.bad_lines = 0;
-        if (st.kind == SourceKind::ClaudeRootAgent) st.session_id.clear();
-        work.push_back({f, st});
-      }
+      if (!refeed.count(f.path) || queued.count(f.path)) continue;
+      FileState st = states[f.path];
+      reset_for_reread(st);
+      work.push_back({f, st});
     }
     std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return a.file.path < b.file.path; });
   }
