@@ -89,6 +89,11 @@ inline uint64_t get_be64(std::string_view s, size_t at = 0) {
   for (size_t i = 0; i < 8 && at + i < s.size(); ++i) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
   return v;
 }
+inline uint32_t get_be32(std::string_view s, size_t at = 0) {
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4 && at + i < s.size(); ++i) v = (v << 8) | static_cast<uint8_t>(s[at + i]);
+  return v;
+}
 
 // Signed timestamps sort correctly as unsigned big-endian after flipping the sign bit.
 inline uint64_t sortable_i64(int64_t v) { return static_cast<uint64_t>(v) ^ (1ULL << 63); }

@@ -21,7 +21,7 @@ namespace {
 
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 8;
+constexpr uint64_t kSchemaVersion = 9;
 
 struct WorkItem {
   SourceFile file;
@@ -47,11 +47,18 @@ void delete_prefix(LmdbTxn& txn, MDB_dbi dbi, const std::string& pfx,
 
 // Drops every record of the given sessions (their files are then re-read whole). Returns the
 // source files that fed them, with their offsets reset.
+// Their message documents stay in Xapian (it keeps no termlists to delete them by): the session's
+// epoch goes up in the same transaction, which hides them from every query from then on.
 std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const std::set<std::string>& sids) {
-  for (const auto& sid : sids) xapian.delete_session(sid);
+  for (const auto& sid : sids) xapian.delete_session_title(sid);
   xapian.commit();
   const Dbis& db = store.db();
   LmdbTxn txn(store.env(), false);
+  for (const auto& sid : sids) {
+    uint32_t epoch = xapian.epoch_of(sid) + 1;
+    txn.put(db.epochs, sid, epoch_value(epoch));
+    xapian.epochs()[sid] = epoch;
+  }
   std::set<std::string> paths;
   uint64_t garbage = Store::meta_u64(txn, db, meta_key::kTextGarbage);
   for (const auto& sid : sids) {
@@ -124,21 +131,24 @@ void clear_derived(Store& store) {
   LmdbTxn txn(store.env(), false);
   for (MDB_dbi dbi : {db.meta, db.files, db.sessions, db.messages, db.msg_uuid, db.tool_calls, db.tool_results,
                       db.tc_by_path, db.sess_by_time, db.sess_by_project, db.usage_seen, db.leaf_summary, db.subagents, db.session_files,
-                      db.workflows, db.workflow_agents})
+                      db.workflows, db.workflow_agents, db.epochs})
     mdb_drop(txn.get(), dbi, 0);  // memories are user data: never dropped
   Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next_gen);
   txn.commit();
+  // Title documents of sessions LMDB no longer knows are skipped by queries; drop them all the same.
+  std::error_code ec;
+  std::filesystem::remove_all(XapianLayout::titles_dir(store.dir()), ec);
 }
 
 // Folds shards into a new main database (or, when they are small next to it, into one shard);
-// LMDB switches to the result in one commit. `all` forces everything into main (before deletes).
-void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout, bool all) {
+// LMDB switches to the result in one commit.
+void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout) {
   if (layout.shards.empty()) return;
   uint64_t shard_bytes = 0;
   for (const auto& s : layout.shards) shard_bytes += TextIndexWriter::dir_bytes(store.dir() + "/" + s);
   uint64_t main_bytes = TextIndexWriter::dir_bytes(layout.main_dir(store.dir()));
   PhaseTimer timer("compact");
-  if (all || shard_bytes * 4 >= main_bytes) {
+  if (shard_bytes * 4 >= main_bytes) {
     layout = xapian.compact(layout);
   } else if (layout.shards.size() > kMaxShards) {
     layout = xapian.merge_shards(layout);
@@ -223,11 +233,14 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   uint64_t text_bytes, text_entries;
   XapianLayout layout;
   std::map<std::string, FileState> states;
+  SessionEpochs epochs;
   {
     LmdbTxn r(store.env(), true);
     text_bytes = Store::meta_u64(r, db, meta_key::kTextBytes);
     text_entries = Store::meta_u64(r, db, meta_key::kTextEntries);
     layout = read_layout(r, db);
+    LmdbCursor ep(r, db.epochs);
+    for (bool ok = ep.first(); ok; ok = ep.next()) epochs.emplace(ep.key(), get_be32(ep.value()));
     LmdbCursor cur(r, db.files);
     for (bool ok = cur.first(); ok; ok = cur.next())
       if (auto st = FileState::decode(cur.key(), cur.value())) states.emplace(st->path, std::move(*st));
@@ -238,6 +251,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   // finish a bulk load a crash interrupted before its compaction.
   TextIndexWriter::remove_unreferenced(index_dir, layout);
   TextIndexWriter xapian(index_dir, layout);
+  xapian.epochs() = std::move(epochs);
 
   timer.mark("open");
   std::vector<SourceFile> files;
@@ -280,7 +294,6 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     ++summary.files_deleted;
   }
   if (!drop.empty()) {
-    compact_shards(store, xapian, layout, true);  // deletes only reach the main database
     std::set<std::string> refeed = drop_sessions(store, xapian, drop);
     std::set<std::string> queued;
     for (auto& w : work) {
@@ -346,7 +359,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     if (options.progress) options.progress(progress);
   }
   batch.flush();
-  compact_shards(store, xapian, layout, false);
+  compact_shards(store, xapian, layout);
 
   summary.new_messages = batch.counters().messages;
   summary.new_tool_calls = batch.counters().tool_calls;

@@ -36,11 +36,12 @@ void IngestBatch::flush() {
   // database takes documents several times faster than a large one, and a shard only becomes part
   // of the index in the LMDB transaction below, so a crash never leaves documents LMDB does not
   // know about. Every message here is a new (session, uuid) pair, so no shard repeats another.
-  // Title documents are replaced in place in the main database.
+  // Title documents are replaced in place in the titles database.
   std::vector<MessageDoc> docs;
   docs.reserve(messages_.size());
   for (const auto& pm : messages_)
-    docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names});
+    docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names,
+                    xapian_.epoch_of(pm.rec.session_id)});
   if (!docs.empty()) {
     unsigned threads = pending_bytes_ >= kParallelShardBytes ? 2 : 1;
     for (auto& name : xapian_.write_shards(docs, threads)) layout_.shards.push_back(std::move(name));

@@ -1,4 +1,5 @@
 // `keyword`: BM25 over the Xapian index, one hit per session unless --by message.
+#include <algorithm>
 #include <map>
 
 #include "engine/query_parser.h"
@@ -10,13 +11,20 @@
 namespace osearch {
 namespace {
 
-class SessionDecider : public Xapian::MatchDecider {
+// Session-level filters, and documents of re-read sessions' older epochs.
+class HitDecider : public Xapian::MatchDecider {
  public:
-  explicit SessionDecider(const SessionScope& scope) : scope_(scope) {}
-  bool operator()(const Xapian::Document& doc) const override { return scope_.allows(doc.get_value(kSlotSession)); }
+  // `scope` may be null: epochs only.
+  HitDecider(const SessionScope* scope, const SessionEpochs& epochs) : scope_(scope), epochs_(epochs) {}
+  bool active() const { return (scope_ && scope_->active()) || !epochs_.empty(); }
+  bool operator()(const Xapian::Document& doc) const override {
+    if (!is_live(doc, epochs_)) return false;
+    return !scope_ || scope_->allows(doc.get_value(kSlotSession));
+  }
 
  private:
-  const SessionScope& scope_;
+  const SessionScope* scope_;
+  const SessionEpochs& epochs_;
 };
 
 Xapian::Query or_terms(std::string_view pfx, const std::vector<std::string>& values) {
@@ -54,11 +62,17 @@ Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
   return q;
 }
 
-std::vector<std::string> matched_terms(const Xapian::Enquire& enq, Xapian::docid id) {
+// The query's free-text terms this document holds. Message databases keep no termlists, so this
+// asks each term's posting list instead of Enquire::get_matching_terms.
+std::vector<std::string> matched_terms(const Xapian::Database& db, const std::vector<std::string>& terms,
+                                       Xapian::docid id) {
   std::vector<std::string> out;
-  for (auto it = enq.get_matching_terms_begin(id); it != enq.get_matching_terms_end(id); ++it) {
-    std::string t = *it;
-    if (!t.empty() && (t[0] < 'A' || t[0] > 'Z')) out.push_back(t);  // skip boolean prefixes
+  for (const auto& t : terms) {
+    if (std::find(out.begin(), out.end(), t) != out.end()) continue;
+    Xapian::PostingIterator p = db.postlist_begin(t);
+    if (p == db.postlist_end(t)) continue;
+    p.skip_to(id);
+    if (p != db.postlist_end(t) && *p == id) out.push_back(t);
   }
   return out;
 }
@@ -83,8 +97,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   else if (o.sort == "oldest")
     enq.set_sort_by_value_then_relevance(kSlotTime, false);
   SessionScope scope(reader, f);
-  SessionDecider decider(scope);
-  const Xapian::MatchDecider* md = scope.active() ? &decider : nullptr;
+  HitDecider decider(&scope, reader.epochs());
+  const Xapian::MatchDecider* md = decider.active() ? &decider : nullptr;
   Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
                                    static_cast<Xapian::doccount>(f.offset + f.limit + 1000), nullptr, md);
   result.total = mset.get_matches_estimated();
@@ -104,7 +118,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     Hit hit;
     hit.session = sit->second;
     hit.score = it.get_weight();
-    hit.matched_terms = matched_terms(enq, *it);
+    hit.matched_terms = matched_terms(db, parsed.positive_terms, *it);
     std::vector<std::string> snippet_terms = hit.matched_terms.empty() ? parsed.positive_terms : hit.matched_terms;
     std::string_view text;
     std::string title;
@@ -128,7 +142,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
       Xapian::Enquire count(db);
       count.set_query(in_session);
       count.set_weighting_scheme(Xapian::BoolWeight());
-      Xapian::MSet m = count.get_mset(0, 0, db.get_doccount());
+      const HitDecider live(nullptr, reader.epochs());
+      Xapian::MSet m = count.get_mset(0, 0, db.get_doccount(), nullptr, live.active() ? &live : nullptr);
       hit.match_count = m.get_matches_estimated();
     }
     result.hits.push_back(std::move(hit));

@@ -1,6 +1,6 @@
 #include "engine/reader.h"
 
-#include "engine/text_index.h"
+#include "engine/codec.h"
 
 #include <unistd.h>
 
@@ -26,6 +26,8 @@ IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read
       ::usleep(20000);
     }
   }
+  LmdbCursor ep(*txn_, db().epochs);
+  for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.emplace(ep.key(), get_be32(ep.value()));
   text_.open(dir, Store::meta_u64(*txn_, db(), meta_key::kTextBytes),
              Store::meta_u64(*txn_, db(), meta_key::kTextEntries));
 }

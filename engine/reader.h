@@ -10,6 +10,7 @@
 
 #include "engine/records_store.h"
 #include "engine/store.h"
+#include "engine/text_index.h"
 #include "engine/text_log.h"
 
 namespace osearch {
@@ -27,6 +28,8 @@ class IndexReader {
   Xapian::Database& xapian() { return xapian_; }
   const TextLogReader& text() const { return text_; }
   const std::string& dir() const { return store_.dir(); }
+  // Epochs of re-read sessions: documents of an older epoch are not answers (see text_index.h).
+  const SessionEpochs& epochs() const { return epochs_; }
 
   std::optional<SessionRec> session(std::string_view id) const;
   std::optional<MessageRec> message(std::string_view key) const;
@@ -37,6 +40,7 @@ class IndexReader {
   Store store_;
   std::unique_ptr<LmdbTxn> txn_;
   Xapian::Database xapian_;
+  SessionEpochs epochs_;
   TextLogReader text_;
 };
 

@@ -58,6 +58,7 @@ Store::Store(const std::string& dir, Mode mode) : dir_(dir) {
   dbis_.session_files = open("session_files");
   dbis_.workflows = open("workflows");              // sid \0 run id
   dbis_.workflow_agents = open("workflow_agents");  // run id \0 agent id
+  dbis_.epochs = open("epochs");  // sid -> be32 epoch of a session that was dropped and re-read
   dbis_.memories = open("memories");
   txn.commit();
 }

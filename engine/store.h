@@ -1,8 +1,9 @@
 // The index directory: LMDB records, the Xapian text index and the text log, plus the writer lock.
 //
 //   <index>/records/   LMDB (data.mdb, lock.mdb)   sessions, messages, tool calls, file states, …
-//   <index>/xapian-<gen>/  Xapian glass database    one document per message + one per title
+//   <index>/xapian-<gen>/  Xapian glass database    one document per message (no termlists)
 //   <index>/shard-<gen>-<n>/  bulk-load shards      listed in LMDB meta until compacted into the next gen
+//   <index>/titles/    Xapian glass database        one document per session title, replaced in place
 //   <index>/text.log   every message's text         content scans, snippets, thread views
 //   <index>/text.idx   u64 entry starts of text.log
 //   <index>/writer.lock  flock held by the one indexer
@@ -22,7 +23,7 @@ namespace osearch {
 
 struct Dbis {
   MDB_dbi meta, files, sessions, messages, msg_uuid, tool_calls, tool_results, tc_by_path, sess_by_time, sess_by_project, usage_seen,
-      leaf_summary, subagents, session_files, workflows, workflow_agents, memories;
+      leaf_summary, subagents, session_files, workflows, workflow_agents, epochs, memories;
 };
 
 namespace meta_key {

@@ -43,11 +43,19 @@ std::string time_value(int64_t ms) {
   return v;
 }
 
-std::string DocBuilder::unique_term(const MessageRec& m) {
-  std::string v(m.session_id);
-  v.push_back('/');
-  v.append(m.uuid);
-  return boolean_term(prefix::kUnique, v);
+std::string epoch_value(uint32_t epoch) {
+  std::string v;
+  put_be32(v, epoch);
+  return v;
+}
+
+bool is_live(const Xapian::Document& doc, const SessionEpochs& epochs) {
+  if (epochs.empty()) return true;
+  auto it = epochs.find(doc.get_value(kSlotSession));
+  if (it == epochs.end() || doc.get_value(kSlotKey).empty()) return true;
+  std::string v = doc.get_value(kSlotEpoch);
+  uint32_t epoch = v.size() == 4 ? get_be32(v) : 0;
+  return epoch == it->second;
 }
 
 std::string DocBuilder::title_unique_term(std::string_view session_id) {
@@ -95,7 +103,6 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   // Tool call ids (the call's, or the one a result answers) are searchable verbatim.
   for (const auto& id : m.tool_call_ids)
     if (!id.empty() && id.size() <= kMaxWordBytes) doc.add_term(ascii_lower(id));
-  doc.add_boolean_term(unique_term(m));
   doc.add_boolean_term(boolean_term(prefix::kSession, m.session_id));
   doc.add_boolean_term(boolean_term(prefix::kProject, s.project));
   doc.add_boolean_term(boolean_term(prefix::kAgent, s.agent));
@@ -108,6 +115,7 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   doc.add_value(kSlotTime, time_value(m.timestamp_ms));
   doc.add_value(kSlotSession, m.session_id);
   doc.add_value(kSlotKey, m.key);
+  if (d.epoch) doc.add_value(kSlotEpoch, epoch_value(d.epoch));
   return doc;
 }
 
@@ -153,6 +161,8 @@ Xapian::Database open_index_database(const std::string& index_dir, const XapianL
   std::string main = layout.main_dir(index_dir);
   if (fs::exists(main + "/iamglass")) db.add_database(Xapian::Database(main));
   for (const auto& s : layout.shards) db.add_database(Xapian::Database(index_dir + "/" + s));
+  std::string titles = XapianLayout::titles_dir(index_dir);
+  if (fs::exists(titles + "/iamglass")) db.add_database(Xapian::Database(titles));
   return db;
 }
 
@@ -166,7 +176,7 @@ void restrict_permissions(const std::string& dir) {
 }
 
 namespace {
-// A main database directory without its revision file was never committed (a crash while it was
+// A database directory without its revision file was never committed (a crash while it was
 // being created): it holds nothing, and Xapian cannot open it, so start it again.
 std::string fresh_or_existing(const std::string& dir) {
   if (fs::exists(dir) && !fs::exists(dir + "/iamglass")) fs::remove_all(dir);
@@ -177,10 +187,10 @@ std::string fresh_or_existing(const std::string& dir) {
 TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayout& layout)
     : index_dir_(index_dir), layout_(layout) {}
 
-// Opened on first use: a refresh with nothing to write never touches the main database.
-Xapian::WritableDatabase& TextIndexWriter::main_db() {
+// Opened on first use: a refresh with nothing to write never touches it.
+Xapian::WritableDatabase& TextIndexWriter::titles_db() {
   if (!open_) {
-    std::string dir = fresh_or_existing(layout_.main_dir(index_dir_));
+    std::string dir = fresh_or_existing(XapianLayout::titles_dir(index_dir_));
     db_ = Xapian::WritableDatabase(dir, Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK);
     db_.commit();  // writes iamglass for a new database at once
     restrict_permissions(dir);
@@ -192,18 +202,20 @@ Xapian::WritableDatabase& TextIndexWriter::main_db() {
 void TextIndexWriter::set_session_title(const SessionRec& s) {
   std::string uid = DocBuilder::title_unique_term(s.id);
   if (s.title().empty()) {
-    main_db().delete_document(uid);
+    titles_db().delete_document(uid);
     return;
   }
-  main_db().replace_document(uid, builder_.title(s));
+  titles_db().replace_document(uid, builder_.title(s));
 }
 
-void TextIndexWriter::delete_session(std::string_view session_id) {
-  main_db().delete_document(boolean_term(prefix::kSession, session_id));
+void TextIndexWriter::delete_session_title(std::string_view session_id) {
+  titles_db().delete_document(DocBuilder::title_unique_term(session_id));
 }
 
 void TextIndexWriter::commit() {
-  if (open_) db_.commit();
+  if (!open_) return;
+  db_.commit();
+  restrict_permissions(XapianLayout::titles_dir(index_dir_));  // a commit may have created files
 }
 
 std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDoc> docs, unsigned threads) {
@@ -232,7 +244,7 @@ std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDo
   auto work = [&](unsigned t) {
     try {
       DocBuilder builder;
-      Xapian::WritableDatabase shard(index_dir_ + "/" + names[t], Xapian::DB_CREATE | Xapian::DB_NO_SYNC);
+      Xapian::WritableDatabase shard(index_dir_ + "/" + names[t], Xapian::DB_CREATE | Xapian::DB_NO_SYNC | Xapian::DB_NO_TERMLIST);
       for (size_t i = cuts[t]; i < cuts[t + 1]; ++i) shard.add_document(builder.message(docs[i]));
       shard.commit();
       shard.close();
@@ -262,12 +274,13 @@ XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
   XapianLayout next;
   next.generation = layout.generation + 1;
   while (fs::exists(next.main_dir(index_dir_))) ++next.generation;
-  main_db().commit();
-  Xapian::Database all = open_index_database(index_dir_, layout);
-  all.compact(next.main_dir(index_dir_), Xapian::DBCOMPACT_MULTIPASS);
+  Xapian::Database all;
+  std::string main = layout.main_dir(index_dir_);
+  if (fs::exists(main + "/iamglass")) all.add_database(Xapian::Database(main));
+  for (const auto& s : layout.shards) all.add_database(Xapian::Database(index_dir_ + "/" + s));
+  // One pass: merging all inputs at once measured 3x faster than DBCOMPACT_MULTIPASS here.
+  all.compact(next.main_dir(index_dir_));
   restrict_permissions(next.main_dir(index_dir_));
-  db_.close();
-  open_ = false;
   layout_ = next;
   return next;
 }
@@ -280,7 +293,7 @@ XapianLayout TextIndexWriter::merge_shards(const XapianLayout& layout) {
   } while (fs::exists(index_dir_ + "/" + name));
   Xapian::Database shards;
   for (const auto& s : layout.shards) shards.add_database(Xapian::Database(index_dir_ + "/" + s));
-  shards.compact(index_dir_ + "/" + name, Xapian::DBCOMPACT_MULTIPASS);
+  shards.compact(index_dir_ + "/" + name);
   restrict_permissions(index_dir_ + "/" + name);
   next.shards = {name};
   layout_ = next;

@@ -5,7 +5,12 @@
 // Layout: a main database `xapian-<gen>` plus, during a bulk load, shards `shard-<gen>-<n>` written
 // in parallel into fresh databases (a fresh database indexes several times faster than merging
 // into a large one). LMDB lists the shards that belong to the index; at the end of the run they
-// are compacted with the main database into `xapian-<gen+1>`. Readers open main + listed shards.
+// are compacted with the main database into `xapian-<gen+1>`. Title documents live apart in
+// `titles/`, the one database that is updated in place. Readers open main + listed shards + titles.
+//
+// Message databases have no termlists (DB_NO_TERMLIST: a third faster to build, 40 % smaller), so
+// their documents cannot be deleted. A session whose file is re-read instead gets a new epoch
+// (LMDB `epochs`); its documents carry it in kSlotEpoch and queries drop those of older epochs.
 #pragma once
 
 #include <xapian.h>
@@ -14,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/records_store.h"
@@ -40,6 +46,13 @@ inline constexpr std::string_view kNoPositions = "XNOPOS";  // indexed without p
 inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms)
 inline constexpr Xapian::valueno kSlotSession = 1;  // session id: the collapse key
 inline constexpr Xapian::valueno kSlotKey = 2;      // LMDB message key ("" for title docs)
+inline constexpr Xapian::valueno kSlotEpoch = 3;    // session epoch, absent while it is 0
+
+// Session id -> epoch, for the (few) sessions that were ever dropped and re-read.
+using SessionEpochs = std::unordered_map<std::string, uint32_t>;
+std::string epoch_value(uint32_t epoch);
+// Is `doc` a current document? (Title documents always are.)
+bool is_live(const Xapian::Document& doc, const SessionEpochs& epochs);
 
 // A boolean term, lower-cased, hashed when it would pass Xapian's 245-byte term limit.
 std::string boolean_term(std::string_view pfx, std::string_view value);
@@ -51,6 +64,7 @@ struct MessageDoc {
   std::string_view text;
   const SessionRec* session;
   const std::vector<std::string>* tool_names;
+  uint32_t epoch = 0;
 };
 
 // Builds documents; one per thread (it reuses buffers).
@@ -58,7 +72,6 @@ class DocBuilder {
  public:
   Xapian::Document message(const MessageDoc& m);
   Xapian::Document title(const SessionRec& s);
-  static std::string unique_term(const MessageRec& m);
   static std::string title_unique_term(std::string_view session_id);
 
  private:
@@ -71,6 +84,7 @@ struct XapianLayout {
   uint64_t generation = 0;
   std::vector<std::string> shards;  // directory names under the index dir
   std::string main_dir(const std::string& index_dir) const;
+  static std::string titles_dir(const std::string& index_dir) { return index_dir + "/titles"; }
   std::string encode_shards() const;
   static std::vector<std::string> decode_shards(std::string_view s);
 };
@@ -78,15 +92,23 @@ struct XapianLayout {
 // Sets a database directory to 0700 and its files to 0600.
 void restrict_permissions(const std::string& dir);
 
-// Opens main + shards as one read-only database.
+// Opens main + shards + titles as one read-only database.
 Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout);
 
 class TextIndexWriter {
  public:
   TextIndexWriter(const std::string& index_dir, const XapianLayout& layout);
   void set_session_title(const SessionRec& s);
-  void delete_session(std::string_view session_id);
-  void commit();
+  void delete_session_title(std::string_view session_id);
+  void commit();  // the titles database (shards commit as they are written)
+
+  // Epochs of sessions that were dropped and re-read: loaded from LMDB when a run starts, bumped
+  // when one is dropped; new documents of such a session carry its epoch.
+  SessionEpochs& epochs() { return epochs_; }
+  uint32_t epoch_of(const std::string& session_id) const {
+    auto it = epochs_.find(session_id);
+    return it == epochs_.end() ? 0 : it->second;
+  }
 
   // Writes `docs` into `threads` fresh shard databases in parallel; returns their directory names.
   std::vector<std::string> write_shards(std::span<const MessageDoc> docs, unsigned threads);
@@ -99,12 +121,13 @@ class TextIndexWriter {
   static void remove_unreferenced(const std::string& index_dir, const XapianLayout& layout);
 
  private:
-  Xapian::WritableDatabase& main_db();
+  Xapian::WritableDatabase& titles_db();
   std::string index_dir_;
   XapianLayout layout_;
   Xapian::WritableDatabase db_;
   bool open_ = false;
   DocBuilder builder_;
+  SessionEpochs epochs_;
   uint64_t next_shard_ = 0;
 };
 

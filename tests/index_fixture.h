@@ -174,7 +174,17 @@ std::vector<std::string> fingerprint(const std::string& idx) {
                    " sid=" + st->session_id);
     }
   }
-  fp.push_back("X docs=" + std::to_string(r.xapian().get_doccount()));
+  // Every live Xapian document, once: one per message key, one per title (older epochs are dead).
+  std::vector<std::string> live;
+  Xapian::Database& x = r.xapian();
+  for (auto it = x.postlist_begin(""); it != x.postlist_end(""); ++it) {
+    Xapian::Document doc = x.get_document(*it);
+    if (!is_live(doc, r.epochs())) continue;
+    std::string key = doc.get_value(kSlotKey);
+    live.push_back(key.empty() ? "X title " + doc.get_value(kSlotSession) : "X doc " + hex(key));
+  }
+  std::sort(live.begin(), live.end());
+  fp.insert(fp.end(), live.begin(), live.end());
   return fp;
 }
 

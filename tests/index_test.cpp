@@ -1,5 +1,6 @@
 // Index: counts, idempotent re-runs, incremental reads, half lines, shrink/replace/delete, titles.
 #include "tests/index_fixture.h"
+#include "engine/search.h"
 
 TEST_CASE("index: the shared corpus gives exactly 160 sessions 17161 messages 5662 tool calls and a re-run changes nothing",
           "[index][corpus]") {
@@ -298,12 +299,24 @@ TEST_CASE("index: a file that shrinks or is replaced is re-read whole with its o
     CHECK(s.files_changed >= 1);
     CHECK_SAME_INDEX(idx, clean_fp());
     CHECK(message_by_uuid(idx, kB3Sid, "new-1").has_value());
+    // keyword sees the new lines once each, and none of the re-read session's older documents.
+    auto otters = [&](bool by_message) {
+      IndexReader r(idx);
+      FilterArgs none;
+      none.limit = 50;
+      return run_keyword(r, "otters", parse_filters(none, 0, 20), KeywordOptions{by_message, "relevance", 80});
+    };
+    CHECK(otters(true).hits.size() == 2);
+    REQUIRE(otters(false).hits.size() == 1);
+    CHECK(otters(false).hits[0].match_count == 2);
 
     // Replaced again, this time larger than before: still a full re-read, no duplicates.
     replace_file(f, original + user_line(kB3Sid, "new-3", "one more", "2025-12-22T10:00:00.000Z"));
     index_tree(idx, src);
     CHECK_SAME_INDEX(idx, clean_fp());
     CHECK_FALSE(message_by_uuid(idx, kB3Sid, "new-1").has_value());
+    CHECK(otters(true).hits.empty());
+    CHECK(otters(false).hits.empty());
   }
 
   SECTION("a root agent file of the session shrinks") {
