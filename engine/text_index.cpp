@@ -1,13 +1,12 @@
 #include "engine/text_index.h"
 
 #include <algorithm>
-#include <deque>
 #include <filesystem>
 #include <functional>
 #include <thread>
-#include <unordered_map>
 
 #include "engine/codec.h"
+#include "engine/trace.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -74,23 +73,9 @@ void DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bool p
   }
   // Without positions, count wdf here: one add_term per distinct term instead of one per
   // occurrence (Xapian's per-document term map is the expensive part).
-  std::unordered_map<std::string_view, uint32_t> counts;
-  std::deque<std::string> owned;  // terms that live in tokenizer buffers must be copied (deque: stable)
-  tokenizer_.run(text, [&](std::string_view term, uint32_t, TermKind kind) {
-    if (kind == TermKind::CjkUnigram || kind == TermKind::CjkBigram) {
-      ++counts[term];  // a view into `text`: stable
-    } else {
-      // Word/part/compound views point into the tokenizer's lower-cased scratch buffers.
-      auto it = counts.find(term);
-      if (it != counts.end()) {
-        ++it->second;
-      } else {
-        owned.emplace_back(term);
-        counts.emplace(owned.back(), 1);
-      }
-    }
-  });
-  for (const auto& [term, n] : counts) doc.add_term(std::string(term), n);
+  counter_.clear();
+  tokenizer_.run(text, [&](std::string_view term, uint32_t, TermKind) { counter_.add(term); });
+  counter_.for_each([&](std::string_view term, uint32_t n) { doc.add_term(std::string(term), n); });
 }
 
 Xapian::Document DocBuilder::message(const MessageDoc& d) {
@@ -98,7 +83,9 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   const SessionRec& s = *d.session;
   Xapian::Document doc;
   const bool positions = wants_positions(m);
-  index_text(doc, d.text, positions);
+  std::string_view text = d.text;
+  if (m.content_type == ContentType::ToolResult) text = blank_line_number_gutters(text, gutter_scratch_);
+  index_text(doc, text, positions);
   if (!positions) doc.add_boolean_term(std::string(prefix::kNoPositions));
   // Tool call ids (the call's, or the one a result answers) are searchable verbatim.
   for (const auto& id : m.tool_call_ids)
@@ -243,11 +230,14 @@ std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDo
   std::vector<std::exception_ptr> errors(threads);
   auto work = [&](unsigned t) {
     try {
+      PhaseTimer timer(t == 0 ? "shard0" : "shard1");
       DocBuilder builder;
       Xapian::WritableDatabase shard(index_dir_ + "/" + names[t], Xapian::DB_CREATE | Xapian::DB_NO_SYNC | Xapian::DB_NO_TERMLIST);
       for (size_t i = cuts[t]; i < cuts[t + 1]; ++i) shard.add_document(builder.message(docs[i]));
+      timer.mark("add");
       shard.commit();
       shard.close();
+      timer.mark("commit");
       restrict_permissions(index_dir_ + "/" + names[t]);
       // One fsync pass per file once written: the shard must be durable before LMDB names it.
       for (const auto& e : fs::directory_iterator(index_dir_ + "/" + names[t])) {
@@ -257,6 +247,7 @@ std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDo
           ::close(fd);
         }
       }
+      timer.mark("sync");
     } catch (...) {
       errors[t] = std::current_exception();
     }

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "engine/records_store.h"
+#include "engine/term_counter.h"
 #include "engine/tokenizer.h"
 
 namespace osearch {
@@ -77,7 +78,8 @@ class DocBuilder {
  private:
   void index_text(Xapian::Document& doc, std::string_view text, bool positions);
   Tokenizer tokenizer_;
-  std::vector<std::pair<std::string, uint32_t>> wdf_;
+  TermCounter counter_;
+  std::string gutter_scratch_;
 };
 
 struct XapianLayout {

@@ -404,3 +404,18 @@ TEST_CASE("search: --role keeps roles and tool results are role tool never user"
     for (const auto& h : results.hits) CHECK(msg(h).role == Role::Tool);
     CHECK_THROWS_AS(make_filters([](FilterArgs& a) { a.role = {"robot"}; }), BadInput);
 }
+
+TEST_CASE("search: a file read with line-number gutters is found by its first words, content still sees the gutter",
+          "[search]") {
+    Fixture fx({kAlexLinear});
+    auto msgs = read_transcript(fx.path(kAlexLinear));
+    // "     1→package commands": the gutter is not part of the first word.
+    auto expect = uuids_where(msgs, contains("1→package commands"));
+    REQUIRE_FALSE(expect.empty());
+    auto r = kw_msg(fx, "\"package commands\"", [](FilterArgs& a) { a.include_meta = true; });
+    auto found = message_uuids(r);
+    CHECK(std::includes(found.begin(), found.end(), expect.begin(), expect.end()));
+    // The text keeps it: a content scan matches the gutter itself.
+    auto c = ct(fx, {{"1→package commands"}, true, false, false, true}, [](FilterArgs& a) { a.include_meta = true; });
+    CHECK(message_uuids(c) == expect);
+}
