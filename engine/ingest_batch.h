@@ -78,7 +78,7 @@ class IngestBatch {
   WorkflowRec& touch_workflow(const std::string& sid, const std::string& run_id);
   WorkflowAgentRec& touch_workflow_agent(const std::string& sid, const std::string& run_id, const std::string& agent_id);
   bool stored(MDB_dbi dbi, const std::string& key);
-  void write_lmdb();
+  void write_lmdb(LmdbTxn& txn);  // everything but the shard list; the caller commits
 
   Store& store_;
   TextLogWriter& log_;

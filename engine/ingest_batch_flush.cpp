@@ -42,10 +42,10 @@ void IngestBatch::flush() {
   for (const auto& pm : messages_)
     docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names,
                     xapian_.epoch_of(pm.rec.session_id)});
-  if (!docs.empty()) {
-    unsigned threads = pending_bytes_ >= kParallelShardBytes ? 2 : 1;
-    for (auto& name : xapian_.write_shards(docs, threads)) layout_.shards.push_back(std::move(name));
-  }
+  std::unique_ptr<ShardWrite> shards;
+  if (!docs.empty()) shards = xapian_.start_shards(docs, pending_bytes_ >= kParallelShardBytes ? 2 : 1);
+  // While the shards are written: titles, and the LMDB transaction up to its commit. Nothing of it
+  // is visible before the commit below, which waits for the shards (text log -> Xapian -> LMDB).
   bool titles_changed = false;
   for (auto& [id, ts] : sessions_) {
     if (ts.rec.message_count == 0) continue;
@@ -55,10 +55,20 @@ void IngestBatch::flush() {
     }
   }
   if (titles_changed) xapian_.commit();
-  timer.mark("xapian");
-  // 3. LMDB records and file offsets, in one transaction.
   reader_.reset();
-  write_lmdb();
+  LmdbTxn txn(store_.env(), false);
+  write_lmdb(txn);
+  timer.mark("titles+lmdb");
+  if (shards) {
+    shards->wait();
+    for (const auto& name : shards->names()) layout_.shards.push_back(name);
+  }
+  timer.mark("xapian");
+  // 3. LMDB records and file offsets become visible with the shards that index them.
+  const Dbis& db = store_.db();
+  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, layout_.generation);
+  txn.put(db.meta, meta_key::kXapianShards, layout_.encode_shards());
+  txn.commit();
   timer.mark("lmdb");
 
   sessions_.clear();
@@ -82,9 +92,8 @@ void IngestBatch::flush() {
   // early_facts_ survive: their session may still appear in a later batch of the same run.
 }
 
-void IngestBatch::write_lmdb() {
+void IngestBatch::write_lmdb(LmdbTxn& txn) {
   const Dbis& db = store_.db();
-  LmdbTxn txn(store_.env(), false);
 
   // Turn durations land on their message, in this batch or already stored.
   for (const auto& [sid, uuid, ms] : turn_durations_) {
@@ -147,13 +156,10 @@ void IngestBatch::write_lmdb() {
     // Every file that fed a session is named here: drops and --full's archive check find them.
     if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), "");
   }
-  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, layout_.generation);
-  txn.put(db.meta, meta_key::kXapianShards, layout_.encode_shards());
   Store::put_meta_u64(txn, db, meta_key::kTextBytes, log_.bytes());
   Store::put_meta_u64(txn, db, meta_key::kTextEntries, log_.entries());
   auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
   Store::put_meta_u64(txn, db, meta_key::kLastIndexedAt, static_cast<uint64_t>(now.count()));
-  txn.commit();
 }
 
 }  // namespace osearch

@@ -205,7 +205,7 @@ void TextIndexWriter::commit() {
   restrict_permissions(XapianLayout::titles_dir(index_dir_));  // a commit may have created files
 }
 
-std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDoc> docs, unsigned threads) {
+std::unique_ptr<ShardWrite> TextIndexWriter::start_shards(std::span<const MessageDoc> docs, unsigned threads) {
   threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(docs.size())));
   std::vector<std::string> names;
   for (unsigned t = 0; t < threads; ++t) {
@@ -215,50 +215,7 @@ std::vector<std::string> TextIndexWriter::write_shards(std::span<const MessageDo
     } while (fs::exists(index_dir_ + "/" + name));
     names.push_back(name);
   }
-  // Split by text volume so the threads finish together.
-  uint64_t total = 0;
-  for (const auto& d : docs) total += d.text.size() + 512;
-  std::vector<size_t> cuts{0};
-  uint64_t acc = 0;
-  for (size_t i = 0; i < docs.size() && cuts.size() < threads; ++i) {
-    acc += docs[i].text.size() + 512;
-    if (acc >= total * cuts.size() / threads) cuts.push_back(i + 1);
-  }
-  while (cuts.size() <= threads) cuts.push_back(docs.size());
-  cuts.back() = docs.size();
-
-  std::vector<std::exception_ptr> errors(threads);
-  auto work = [&](unsigned t) {
-    try {
-      PhaseTimer timer(t == 0 ? "shard0" : "shard1");
-      DocBuilder builder;
-      Xapian::WritableDatabase shard(index_dir_ + "/" + names[t], Xapian::DB_CREATE | Xapian::DB_NO_SYNC | Xapian::DB_NO_TERMLIST);
-      for (size_t i = cuts[t]; i < cuts[t + 1]; ++i) shard.add_document(builder.message(docs[i]));
-      timer.mark("add");
-      shard.commit();
-      shard.close();
-      timer.mark("commit");
-      restrict_permissions(index_dir_ + "/" + names[t]);
-      // One fsync pass per file once written: the shard must be durable before LMDB names it.
-      for (const auto& e : fs::directory_iterator(index_dir_ + "/" + names[t])) {
-        int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-          ::fdatasync(fd);
-          ::close(fd);
-        }
-      }
-      timer.mark("sync");
-    } catch (...) {
-      errors[t] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
-  work(0);
-  for (auto& th : pool) th.join();
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-  return names;
+  return std::make_unique<ShardWrite>(index_dir_, docs, std::move(names));
 }
 
 XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -97,6 +98,28 @@ void restrict_permissions(const std::string& dir);
 // Opens main + shards + titles as one read-only database.
 Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout);
 
+// Fresh shard databases being written by background threads, one per shard, each taking a slice
+// of the documents of about equal text volume. `docs` must outlive it; the destructor waits.
+class ShardWrite {
+ public:
+  ShardWrite(std::string index_dir, std::span<const MessageDoc> docs, std::vector<std::string> names);
+  ~ShardWrite();
+  ShardWrite(const ShardWrite&) = delete;
+  ShardWrite& operator=(const ShardWrite&) = delete;
+  const std::vector<std::string>& names() const { return names_; }
+  // Waits until every shard is committed and fsynced; rethrows the first writer's error.
+  void wait();
+
+ private:
+  void write(size_t t);
+  std::string index_dir_;
+  std::span<const MessageDoc> docs_;
+  std::vector<std::string> names_;
+  std::vector<size_t> cuts_;
+  std::vector<std::exception_ptr> errors_;
+  std::vector<std::thread> threads_;
+};
+
 class TextIndexWriter {
  public:
   TextIndexWriter(const std::string& index_dir, const XapianLayout& layout);
@@ -112,8 +135,8 @@ class TextIndexWriter {
     return it == epochs_.end() ? 0 : it->second;
   }
 
-  // Writes `docs` into `threads` fresh shard databases in parallel; returns their directory names.
-  std::vector<std::string> write_shards(std::span<const MessageDoc> docs, unsigned threads);
+  // Starts writing `docs` into `threads` fresh shard databases in the background (see ShardWrite).
+  std::unique_ptr<ShardWrite> start_shards(std::span<const MessageDoc> docs, unsigned threads);
   // Merges main + shards into the next generation's main database; returns the new layout.
   XapianLayout compact(const XapianLayout& layout);
   // Merges the shards alone into one new shard (main untouched); returns the new layout.
