@@ -1,4 +1,5 @@
 #include "engine/indexer.h"
+#include "engine/parse_ahead.h"
 
 #include <algorithm>
 #include <chrono>
@@ -314,30 +315,36 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   progress.files_total = work.size();
   for (const auto& w : work) progress.bytes_total += w.file.size - std::min(w.file.size, w.state.offset);
 
-  JsonlReader reader;
-  for (auto& w : work) {
+  // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
+  std::vector<ParseJob> jobs;
+  jobs.reserve(work.size());
+  for (const auto& w : work) jobs.push_back({w.file.path, w.state.offset, w.file.kind != SourceKind::ClaudeWorkflowRun});
+  ParseAhead ahead(std::move(jobs), options.flush_bytes);
+  ParsedChunk chunk;
+  size_t started = SIZE_MAX;
+  while (ahead.next(chunk)) {
+    WorkItem& w = work[chunk.job];
     const SourceFile& f = w.file;
     FileState& st = w.state;
-    st.path = f.path;
-    st.kind = f.kind;
-    st.agent = f.agent;
-    st.project = f.project;
-    st.agent_id = f.agent_id;
-    if (f.kind != SourceKind::ClaudeRootAgent) st.session_id = f.session_id;
-    st.dev = f.dev;
-    st.ino = f.ino;
-    st.size = f.size;
-    st.mtime_ns = f.mtime_ns;
-    st.deleted = false;
-    JsonlReadResult res;
-    if (f.kind == SourceKind::ClaudeWorkflowRun) {
-      res = read_workflow_file(f, batch);  // one JSON document, re-read whole when it changes
-    } else {
-      res = reader.read(f.path, st.offset, [&](simdjson::dom::element obj, uint64_t off) {
-        LineRecords rec;
-        if (parse_claude_object(obj, rec)) batch.add(f, st, rec, off);
-      });
+    if (started != chunk.job) {
+      started = chunk.job;
+      st.path = f.path;
+      st.kind = f.kind;
+      st.agent = f.agent;
+      st.project = f.project;
+      st.agent_id = f.agent_id;
+      if (f.kind != SourceKind::ClaudeRootAgent) st.session_id = f.session_id;
+      st.dev = f.dev;
+      st.ino = f.ino;
+      st.size = f.size;
+      st.mtime_ns = f.mtime_ns;
+      st.deleted = false;
     }
+    for (auto& line : chunk.lines) batch.add(f, st, line.rec, line.offset);
+    if (!chunk.last) continue;
+    JsonlReadResult res = f.kind == SourceKind::ClaudeWorkflowRun
+                              ? read_workflow_file(f, batch)  // one JSON document, re-read whole when it changes
+                              : std::move(chunk.result);
     if (!res.ok) {
       ++summary.files_unreadable;
       summary.problems.push_back(res.error);

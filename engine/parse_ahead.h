@@ -1,0 +1,68 @@
+// Reads and parses an index run's transcript files on a thread of its own, a bounded distance ahead
+// of the thread that applies the records. Parsing is a pure function of the bytes (ingest/ does no
+// I/O beyond reading), so it can run while the previous batch is being written; the records are
+// still applied in file order, on one thread, so idempotency checks see every earlier line.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ingest/jsonl_reader.h"
+#include "ingest/records.h"
+
+namespace osearch {
+
+struct ParseJob {
+  std::string path;
+  uint64_t offset = 0;
+  bool jsonl = true;  // false: the consumer reads the file itself (workflow JSON)
+};
+
+struct ParsedLine {
+  LineRecords rec;
+  uint64_t offset = 0;
+};
+
+// A run of one file's parsed lines. A file arrives as one or more chunks, the last with `last` set
+// and the read result (end offset, line counts, errors).
+struct ParsedChunk {
+  size_t job = 0;
+  std::vector<ParsedLine> lines;
+  bool last = false;
+  JsonlReadResult result;
+};
+
+class ParseAhead {
+ public:
+  // Parses at most about `max_bytes_ahead` of text beyond what the consumer has taken.
+  ParseAhead(std::vector<ParseJob> jobs, size_t max_bytes_ahead);
+  ~ParseAhead();  // stops the parser and waits for it
+  ParseAhead(const ParseAhead&) = delete;
+  ParseAhead& operator=(const ParseAhead&) = delete;
+
+  // The next chunk in job order; false when every job is done. Rethrows the parser's error.
+  bool next(ParsedChunk& out);
+
+ private:
+  struct Stopped {};
+  void run();
+  void push(ParsedChunk chunk, size_t bytes);  // blocks while too far ahead; throws Stopped
+
+  std::vector<ParseJob> jobs_;
+  const size_t max_bytes_ahead_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::pair<ParsedChunk, size_t>> queue_;
+  size_t queued_bytes_ = 0;
+  bool done_ = false, stop_ = false;
+  std::exception_ptr error_;
+  std::thread thread_;  // last: started once everything above exists
+};
+
+}  // namespace osearch
