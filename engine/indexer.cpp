@@ -366,6 +366,8 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     if (options.progress) options.progress(progress);
   }
   batch.flush();
+  timer.mark("ingest");
+  timer.memory();
   compact_shards(store, xapian, layout);
 
   summary.new_messages = batch.counters().messages;

@@ -69,6 +69,7 @@ void IngestBatch::flush() {
   Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, layout_.generation);
   txn.put(db.meta, meta_key::kXapianShards, layout_.encode_shards());
   txn.commit();
+  store_.env().release_resident_pages();
   timer.mark("lmdb");
 
   sessions_.clear();

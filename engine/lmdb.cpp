@@ -1,5 +1,12 @@
 #include "engine/lmdb.h"
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include <algorithm>
+
 namespace osearch {
 namespace {
 void check(int rc, const char* what) {
@@ -22,6 +29,29 @@ void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs) {
   check(mdb_env_open(env_, dir.c_str(), flags, 0600), ("mdb_env_open " + dir).c_str());
   int dead = 0;
   mdb_reader_check(env_, &dead);  // clear slots of crashed readers
+}
+
+void LmdbEnv::release_resident_pages() const {
+  // LMDB does not expose its map address (me_mapaddr is only set for MDB_FIXEDMAP): find the
+  // mapping of data.mdb by inode in /proc/self/maps.
+  int fd = -1;
+  struct stat st {};
+  if (!env_ || mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return;
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long lo = 0, hi = 0, offset = 0, inode = 0;
+    char perms[8], dev[32];
+    if (std::sscanf(line, "%lx-%lx %7s %lx %31s %lu", &lo, &hi, perms, &offset, dev, &inode) == 6 &&
+        inode == st.st_ino && offset == 0) {
+      // Only the part backed by the file can be resident.
+      const size_t len = std::min<size_t>(hi - lo, static_cast<size_t>(st.st_size));
+      ::madvise(reinterpret_cast<void*>(lo), len, MADV_DONTNEED);
+      break;
+    }
+  }
+  std::fclose(maps);
 }
 
 LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) {

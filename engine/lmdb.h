@@ -27,6 +27,10 @@ class LmdbEnv {
   LmdbEnv& operator=(const LmdbEnv&) = delete;
   void open(const std::string& dir, bool read_only, unsigned max_dbs);
   MDB_env* get() const { return env_; }
+  // Drops this process's resident pages of the read-only map. A long index run touches nearly
+  // every page as it copies them on write, so without this its RSS grows with the database; the
+  // pages stay in the page cache and fault back in on the next access.
+  void release_resident_pages() const;
 
  private:
   MDB_env* env_ = nullptr;

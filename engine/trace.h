@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace osearch {
 
@@ -12,6 +13,17 @@ class PhaseTimer {
   explicit PhaseTimer(const char* scope) : scope_(scope), enabled_(std::getenv("OSEARCH_TRACE") != nullptr) {}
   void count(const char* what, size_t n) const {
     if (enabled_) std::fprintf(stderr, "trace %s/%s %zu\n", scope_, what, n);
+  }
+  // Peak and current resident memory, split into anonymous and file-backed (mapped LMDB pages).
+  void memory() const {
+    if (!enabled_) return;
+    if (std::FILE* f = std::fopen("/proc/self/status", "r")) {
+      char line[256];
+      while (std::fgets(line, sizeof line, f))
+        if (!std::strncmp(line, "VmHWM", 5) || !std::strncmp(line, "RssAnon", 7) || !std::strncmp(line, "RssFile", 7))
+          std::fprintf(stderr, "trace %s/%s", scope_, line);
+      std::fclose(f);
+    }
   }
   void mark(const char* phase) {
     if (!enabled_) return;
