@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libxapian-dev liblmdb-dev libsimdjson-dev libhyperscan-dev libpcre2-dev
-  libcli11-dev catch2 libbenchmark-dev
+  libcli11-dev catch2 libbenchmark-dev libjemalloc-dev
   python3 ripgrep sqlite3
 )
 
