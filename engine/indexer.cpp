@@ -145,13 +145,22 @@ void clear_derived(Store& store) {
 // LMDB switches to the result in one commit.
 void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout) {
   if (layout.shards.empty()) return;
-  uint64_t shard_bytes = 0;
-  for (const auto& s : layout.shards) shard_bytes += TextIndexWriter::dir_bytes(store.dir() + "/" + s);
-  uint64_t main_bytes = TextIndexWriter::dir_bytes(layout.main_dir(store.dir()));
+  uint64_t shard_bytes = 0, main_bytes = TextIndexWriter::dir_bytes(layout.main_dir(store.dir()));
+  size_t fresh = 0;
+  for (const auto& s : layout.shards) {
+    uint64_t b = TextIndexWriter::dir_bytes(store.dir() + "/" + s);
+    if (XapianLayout::is_part(s)) {
+      main_bytes += b;
+    } else {
+      shard_bytes += b;
+      ++fresh;
+    }
+  }
+  if (fresh == 0) return;
   PhaseTimer timer("compact");
   if (shard_bytes * 4 >= main_bytes) {
     layout = xapian.compact(layout);
-  } else if (layout.shards.size() > kMaxShards) {
+  } else if (fresh > kMaxShards) {
     layout = xapian.merge_shards(layout);
   } else {
     return;  // a few small shards: cheaper to search than to merge every run

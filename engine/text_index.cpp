@@ -125,6 +125,10 @@ std::string XapianLayout::main_dir(const std::string& index_dir) const {
   return index_dir + "/xapian-" + std::to_string(generation);
 }
 
+std::string XapianLayout::part_dir(const std::string& index_dir) const {
+  return index_dir + "/part-" + std::to_string(generation);
+}
+
 std::string XapianLayout::encode_shards() const {
   std::string out;
   for (const auto& s : shards) out += s + "\n";
@@ -221,14 +225,42 @@ std::unique_ptr<ShardWrite> TextIndexWriter::start_shards(std::span<const Messag
 XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
   XapianLayout next;
   next.generation = layout.generation + 1;
-  while (fs::exists(next.main_dir(index_dir_))) ++next.generation;
-  Xapian::Database all;
+  while (fs::exists(next.main_dir(index_dir_)) || fs::exists(next.part_dir(index_dir_))) ++next.generation;
+  // Everything is merged into two databases, in two threads: compaction is single-threaded and
+  // the last step of a cold build, when the other core has nothing to do. The inputs are split
+  // by size (largest first, each to the lighter half).
+  std::vector<std::pair<uint64_t, std::string>> inputs;
   std::string main = layout.main_dir(index_dir_);
-  if (fs::exists(main + "/iamglass")) all.add_database(Xapian::Database(main));
-  for (const auto& s : layout.shards) all.add_database(Xapian::Database(index_dir_ + "/" + s));
-  // One pass: merging all inputs at once measured 3x faster than DBCOMPACT_MULTIPASS here.
-  all.compact(next.main_dir(index_dir_));
-  restrict_permissions(next.main_dir(index_dir_));
+  if (fs::exists(main + "/iamglass")) inputs.emplace_back(dir_bytes(main), main);
+  for (const auto& s : layout.shards) inputs.emplace_back(dir_bytes(index_dir_ + "/" + s), index_dir_ + "/" + s);
+  std::sort(inputs.rbegin(), inputs.rend());
+  std::vector<std::string> halves[2];
+  uint64_t weight[2] = {0, 0};
+  for (const auto& [bytes, dir] : inputs) {
+    int h = weight[1] < weight[0] ? 1 : 0;
+    halves[h].push_back(dir);
+    weight[h] += bytes + 1;
+  }
+  const std::string outputs[2] = {next.main_dir(index_dir_), next.part_dir(index_dir_)};
+  std::exception_ptr errors[2];
+  auto merge = [&](int h) {
+    try {
+      Xapian::Database db;
+      for (const auto& dir : halves[h]) db.add_database(Xapian::Database(dir));
+      // One pass: merging all inputs at once measured 3x faster than DBCOMPACT_MULTIPASS here.
+      db.compact(outputs[h]);
+      restrict_permissions(outputs[h]);
+    } catch (...) {
+      errors[h] = std::current_exception();
+    }
+  };
+  std::thread second;
+  if (!halves[1].empty()) second = std::thread(merge, 1);
+  if (!halves[0].empty()) merge(0);
+  if (second.joinable()) second.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (!halves[1].empty()) next.shards.push_back(fs::path(outputs[1]).filename().string());
   layout_ = next;
   return next;
 }
@@ -240,10 +272,16 @@ XapianLayout TextIndexWriter::merge_shards(const XapianLayout& layout) {
     name = "shard-" + std::to_string(layout_.generation) + "-" + std::to_string(next_shard_++);
   } while (fs::exists(index_dir_ + "/" + name));
   Xapian::Database shards;
-  for (const auto& s : layout.shards) shards.add_database(Xapian::Database(index_dir_ + "/" + s));
+  next.shards.clear();
+  for (const auto& s : layout.shards) {
+    if (XapianLayout::is_part(s))
+      next.shards.push_back(s);
+    else
+      shards.add_database(Xapian::Database(index_dir_ + "/" + s));
+  }
   shards.compact(index_dir_ + "/" + name);
   restrict_permissions(index_dir_ + "/" + name);
-  next.shards = {name};
+  next.shards.push_back(name);
   layout_ = next;
   return next;
 }
@@ -261,7 +299,7 @@ void TextIndexWriter::remove_unreferenced(const std::string& index_dir, const Xa
   std::string keep_main = "xapian-" + std::to_string(layout.generation);
   for (const auto& e : fs::directory_iterator(index_dir, ec)) {
     std::string name = e.path().filename().string();
-    bool is_db = name.rfind("xapian-", 0) == 0 || name.rfind("shard-", 0) == 0;
+    bool is_db = name.rfind("xapian-", 0) == 0 || name.rfind("shard-", 0) == 0 || XapianLayout::is_part(name);
     if (!is_db || name == keep_main) continue;
     if (std::find(layout.shards.begin(), layout.shards.end(), name) != layout.shards.end()) continue;
     fs::remove_all(e.path(), ec);

@@ -85,8 +85,12 @@ class DocBuilder {
 
 struct XapianLayout {
   uint64_t generation = 0;
-  std::vector<std::string> shards;  // directory names under the index dir
+  // Directory names under the index dir: fresh shards (`shard-…`) and the second half of the last
+  // compaction (`part-<gen>`), which counts as main database, not as new data.
+  std::vector<std::string> shards;
   std::string main_dir(const std::string& index_dir) const;
+  std::string part_dir(const std::string& index_dir) const;
+  static bool is_part(std::string_view name) { return name.rfind("part-", 0) == 0; }
   static std::string titles_dir(const std::string& index_dir) { return index_dir + "/titles"; }
   std::string encode_shards() const;
   static std::vector<std::string> decode_shards(std::string_view s);
@@ -137,9 +141,10 @@ class TextIndexWriter {
 
   // Starts writing `docs` into `threads` fresh shard databases in the background (see ShardWrite).
   std::unique_ptr<ShardWrite> start_shards(std::span<const MessageDoc> docs, unsigned threads);
-  // Merges main + shards into the next generation's main database; returns the new layout.
+  // Merges main + shards into the next generation's main database and part (in two threads);
+  // returns the new layout.
   XapianLayout compact(const XapianLayout& layout);
-  // Merges the shards alone into one new shard (main untouched); returns the new layout.
+  // Merges the fresh shards alone into one new shard (main and part untouched); returns the new layout.
   XapianLayout merge_shards(const XapianLayout& layout);
   static uint64_t dir_bytes(const std::string& dir);
   // Removes database directories the layout does not reference (leftovers of crashes and old gens).
