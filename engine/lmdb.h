@@ -25,7 +25,9 @@ class LmdbEnv {
   ~LmdbEnv();
   LmdbEnv(const LmdbEnv&) = delete;
   LmdbEnv& operator=(const LmdbEnv&) = delete;
-  void open(const std::string& dir, bool read_only, unsigned max_dbs);
+  // On failure the environment is left closed (open may be called again).
+  void open(const std::string& dir, bool read_only, unsigned max_dbs, unsigned extra_flags = 0);
+  void close();
   MDB_env* get() const { return env_; }
 
  private:
@@ -51,7 +53,7 @@ class LmdbTxn {
   MDB_txn* txn_ = nullptr;
 };
 
-// Iterates the keys starting with a prefix, in order.
+// Iterates the keys starting with a prefix, in order; in a write transaction, also appends.
 class LmdbCursor {
  public:
   LmdbCursor(const LmdbTxn& txn, MDB_dbi dbi);
@@ -64,6 +66,7 @@ class LmdbCursor {
   bool next();
   bool prev();
   void del();
+  void put(const MDB_val& key, const MDB_val& value, unsigned flags);
   std::string_view key() const { return from_val(k_); }
   std::string_view value() const { return from_val(v_); }
 
