@@ -11,6 +11,7 @@
 #include "engine/trace.h"
 #include "engine/ingest_batch.h"
 #include "engine/store.h"
+#include "engine/store_repack.h"
 #include "engine/text_index.h"
 #include "engine/text_log.h"
 #include "ingest/claude.h"
@@ -23,6 +24,8 @@ namespace {
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
 constexpr uint64_t kSchemaVersion = 9;
+// Below this an env's slack is not worth a copy.
+constexpr uint64_t kRepackMinBytes = 4u << 20;
 
 struct WorkItem {
   SourceFile file;
@@ -210,6 +213,20 @@ bool under_root(const std::string& path, const std::vector<SourceRoot>& roots) {
   return false;
 }
 
+// A repack copies the whole env. Worth it after a run that stored a quarter of the messages or
+// more (a cold build, --full, a big catch-up: their random inserts left pages half full), or when
+// free pages exceed ~30% of the used ones.
+bool worth_repacking(const Store& store, const IndexSummary& s) {
+  const RecordsStats st = records_stats(store);
+  PhaseTimer timer("repack");
+  timer.count("data_bytes", st.file_bytes);
+  timer.count("free_pages", st.free_pages);
+  timer.count("pages", st.pages);
+  if (st.file_bytes < kRepackMinBytes) return false;
+  const uint64_t used = st.pages > st.free_pages ? st.pages - st.free_pages : 0;
+  return s.new_messages * 4 >= s.messages || st.free_pages * 10 > used * 3;
+}
+
 }  // namespace
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
@@ -386,6 +403,15 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     summary.sessions = Store::entries(r, db.sessions);
     summary.messages = Store::entries(r, db.messages);
     summary.tool_calls = Store::entries(r, db.tool_calls);
+  }
+  if (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary))) {
+    // Everything is committed already: a failed repack (say, no room for the copy) leaves the index
+    // as it was, so it is reported, not fatal.
+    try {
+      repack_records(store);
+    } catch (const std::exception& e) {
+      summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
+    }
   }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return summary;

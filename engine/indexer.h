@@ -20,10 +20,15 @@ struct IndexProgress {
   uint64_t bytes_done = 0, bytes_total = 0;
 };
 
+// Rewrite LMDB compactly at the end of the run (engine/store_repack.h)? Auto: after a run that
+// stored a large share of the messages, or when free pages have piled up.
+enum class Repack { Auto, Always, Never };
+
 struct IndexOptions {
   bool full = false;            // rebuild derived data from the sources (memories are kept)
   bool wait_for_lock = true;    // false: return busy=true when another indexer runs
   size_t flush_bytes = 6u << 20;  // commit every N bytes of message text
+  Repack repack = Repack::Auto;
   std::function<void(const IndexProgress&)> progress;
 };
 

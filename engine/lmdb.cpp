@@ -14,19 +14,28 @@ void check(int rc, const char* what) {
 }
 }  // namespace
 
-LmdbEnv::~LmdbEnv() {
+LmdbEnv::~LmdbEnv() { close(); }
+
+void LmdbEnv::close() {
   if (env_) mdb_env_close(env_);
+  env_ = nullptr;
 }
 
-void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs) {
+void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, unsigned extra_flags) {
+  close();
   check(mdb_env_create(&env_), "mdb_env_create");
-  // Address space only: the file grows with the data (no MDB_WRITEMAP).
-  check(mdb_env_set_mapsize(env_, size_t{64} << 30), "mdb_env_set_mapsize");
-  check(mdb_env_set_maxdbs(env_, max_dbs), "mdb_env_set_maxdbs");
-  check(mdb_env_set_maxreaders(env_, 256), "mdb_env_set_maxreaders");
-  unsigned flags = MDB_NOTLS | MDB_NORDAHEAD;
-  if (read_only) flags |= MDB_RDONLY;
-  check(mdb_env_open(env_, dir.c_str(), flags, 0600), ("mdb_env_open " + dir).c_str());
+  try {
+    // Address space only: the file grows with the data (no MDB_WRITEMAP).
+    check(mdb_env_set_mapsize(env_, size_t{64} << 30), "mdb_env_set_mapsize");
+    check(mdb_env_set_maxdbs(env_, max_dbs), "mdb_env_set_maxdbs");
+    check(mdb_env_set_maxreaders(env_, 256), "mdb_env_set_maxreaders");
+    unsigned flags = MDB_NOTLS | MDB_NORDAHEAD | extra_flags;
+    if (read_only) flags |= MDB_RDONLY;
+    check(mdb_env_open(env_, dir.c_str(), flags, 0600), ("mdb_env_open " + dir).c_str());
+  } catch (...) {
+    close();  // a handle whose open failed must only be closed
+    throw;
+  }
   int dead = 0;
   mdb_reader_check(env_, &dead);  // clear slots of crashed readers
 }
@@ -121,5 +130,9 @@ bool LmdbCursor::last() { return move(MDB_LAST); }
 bool LmdbCursor::next() { return move(MDB_NEXT); }
 bool LmdbCursor::prev() { return move(MDB_PREV); }
 void LmdbCursor::del() { check(mdb_cursor_del(cur_, 0), "mdb_cursor_del"); }
+void LmdbCursor::put(const MDB_val& key, const MDB_val& value, unsigned flags) {
+  MDB_val k = key, v = value;
+  check(mdb_cursor_put(cur_, &k, &v, flags), "mdb_cursor_put");
+}
 
 }  // namespace osearch

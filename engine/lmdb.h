@@ -25,7 +25,9 @@ class LmdbEnv {
   ~LmdbEnv();
   LmdbEnv(const LmdbEnv&) = delete;
   LmdbEnv& operator=(const LmdbEnv&) = delete;
-  void open(const std::string& dir, bool read_only, unsigned max_dbs);
+  // On failure the environment is left closed (open may be called again).
+  void open(const std::string& dir, bool read_only, unsigned max_dbs, unsigned extra_flags = 0);
+  void close();
   MDB_env* get() const { return env_; }
   // Drops this process's resident pages of the read-only map. A long index run touches nearly
   // every page as it copies them on write, so without this its RSS grows with the database; the
@@ -55,7 +57,7 @@ class LmdbTxn {
   MDB_txn* txn_ = nullptr;
 };
 
-// Iterates the keys starting with a prefix, in order.
+// Iterates the keys starting with a prefix, in order; in a write transaction, also appends.
 class LmdbCursor {
  public:
   LmdbCursor(const LmdbTxn& txn, MDB_dbi dbi);
@@ -68,6 +70,7 @@ class LmdbCursor {
   bool next();
   bool prev();
   void del();
+  void put(const MDB_val& key, const MDB_val& value, unsigned flags);
   std::string_view key() const { return from_val(k_); }
   std::string_view value() const { return from_val(v_); }
 

@@ -5,14 +5,70 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <stdexcept>
+#include <string_view>
+#include <vector>
 
 #include "engine/codec.h"
 
 namespace osearch {
+
+namespace {
+
+constexpr const char* kPointer = "records.current";
+constexpr int kOpenAttempts = 8;
+
+// records or records-<n>: the only names records.current may hold.
+bool is_env_name(std::string_view name) {
+  if (name == "records") return true;
+  constexpr std::string_view pfx = "records-";
+  if (name.size() <= pfx.size() || name.size() > pfx.size() + 18 || name.substr(0, pfx.size()) != pfx) return false;
+  return std::all_of(name.begin() + pfx.size(), name.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// Entries of the records family (env dirs, their .trash names, the pointer's temp file) other than
+// the pointer itself.
+bool is_records_entry(std::string_view name) {
+  return name != kPointer && (name == "records" || name.rfind("records-", 0) == 0 || name.rfind("records.", 0) == 0);
+}
+
+void fsync_dir(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) throw std::runtime_error(dir + ": " + std::strerror(errno));
+  int rc = ::fsync(fd);
+  int err = errno;
+  ::close(fd);
+  if (rc != 0) throw std::runtime_error("fsync " + dir + ": " + std::strerror(err));
+}
+
+// Removes every records entry but `keep` (the live env): left by a repack that crashed before or
+// after switching records.current. A dir is renamed first, so a reader that read the pointer
+// before the switch gets ENOENT (and follows the pointer again) instead of opening a half-removed
+// env. Failures are left for the next writer.
+void remove_stale_envs(const std::string& dir, const std::string& keep) {
+  std::vector<std::string> stale;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir, ec)) {
+    std::string name = e.path().filename().string();
+    if (name != keep && is_records_entry(name)) stale.push_back(std::move(name));
+  }
+  for (const auto& name : stale) {
+    const std::string path = dir + "/" + name;
+    std::string doomed = path;
+    if (!name.ends_with(".trash") && std::filesystem::is_directory(path, ec)) {
+      doomed = path + ".trash";
+      std::filesystem::remove_all(doomed, ec);
+      if (::rename(path.c_str(), doomed.c_str()) != 0) doomed = path;
+    }
+    std::filesystem::remove_all(doomed, ec);
+  }
+}
+
+}  // namespace
 
 void make_private_dir(const std::string& dir) {
   std::error_code ec;
@@ -21,24 +77,91 @@ void make_private_dir(const std::string& dir) {
   ::chmod(dir.c_str(), 0700);
 }
 
-Store::Store(const std::string& dir, Mode mode) : dir_(dir) {
-  const std::string records = dir + "/records";
-  if (mode == Mode::Write) {
-    make_private_dir(dir);
-    make_private_dir(records);
-  } else if (!std::filesystem::exists(records + "/data.mdb")) {
-    throw StoreMissing("no index at " + dir + " (run `osearch index`)");
+std::string current_records_name(const std::string& dir) {
+  const std::string path = dir + "/" + kPointer;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    if (errno == ENOENT || errno == ENOTDIR) return "records";
+    throw std::runtime_error(path + ": " + std::strerror(errno));
   }
-  // Readers need a writable lock.mdb for their reader slot; the data file is opened as is.
-  env_.open(records, false, 32);
+  char buf[64];
+  ssize_t n;
+  do {
+    n = ::read(fd, buf, sizeof buf);
+  } while (n < 0 && errno == EINTR);
+  int err = errno;
+  ::close(fd);
+  if (n < 0) throw std::runtime_error(path + ": " + std::strerror(err));
+  std::string_view name(buf, static_cast<size_t>(n));
+  while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.remove_suffix(1);
+  if (!is_env_name(name)) throw std::runtime_error(path + ": does not name an LMDB dir (records or records-<n>)");
+  return std::string(name);
+}
+
+void set_current_records(const std::string& dir, const std::string& name) {
+  if (!is_env_name(name)) throw std::invalid_argument("not an LMDB dir name: " + name);
+  const std::string tmp = dir + "/" + kPointer + ".tmp", path = dir + "/" + kPointer;
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
+  const std::string content = name + "\n";
+  errno = 0;
+  bool ok = ::fchmod(fd, 0600) == 0 && ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
+            ::fsync(fd) == 0;
+  int err = errno ? errno : EIO;  // (a short write leaves errno alone)
+  ::close(fd);
+  if (!ok) throw std::runtime_error(tmp + ": " + std::strerror(err));
+  if (::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("rename " + tmp + ": " + std::strerror(errno));
+  fsync_dir(dir);
+}
+
+Store::Store(const std::string& dir, Mode mode) : dir_(dir), mode_(mode) { open(); }
+
+void Store::reopen() {
+  env_.close();
+  dbis_ = Dbis{};
+  open();
+}
+
+void Store::open() {
+  if (mode_ == Mode::Write) {
+    make_private_dir(dir_);
+    const std::string name = current_records_name(dir_);
+    remove_stale_envs(dir_, name);
+    env_dir_ = dir_ + "/" + name;
+    make_private_dir(env_dir_);
+    env_.open(env_dir_, false, kMaxDbs);
+    open_dbs();
+    return;
+  }
+  // A repack may switch records.current and remove the old dir between our reading the pointer
+  // and opening the env: then the pointer has changed, and we follow it again.
+  for (int attempt = 1;; ++attempt) {
+    const std::string name = current_records_name(dir_);
+    env_dir_ = dir_ + "/" + name;
+    try {
+      if (!std::filesystem::exists(env_dir_ + "/data.mdb"))
+        throw StoreMissing("no index at " + dir_ + " (run `osearch index`)");
+      // Readers need a writable lock.mdb for their reader slot; the data file is opened as is.
+      env_.open(env_dir_, false, kMaxDbs);
+      open_dbs();
+      return;
+    } catch (const std::exception&) {
+      env_.close();
+      if (attempt >= kOpenAttempts || current_records_name(dir_) == name) throw;
+      ::usleep(1000);
+    }
+  }
+}
+
+void Store::open_dbs() {
   // Readers open the named databases in a read transaction: they never wait for the writer.
-  LmdbTxn txn(env_, mode == Mode::Read);
-  const unsigned create = mode == Mode::Write ? MDB_CREATE : 0;
+  LmdbTxn txn(env_, mode_ == Mode::Read);
+  const unsigned create = mode_ == Mode::Write ? MDB_CREATE : 0;
   auto open = [&](const char* name) {
     try {
       return txn.open_db(name, create);
     } catch (const LmdbError& e) {
-      if (e.code == MDB_NOTFOUND) throw StoreMissing("index at " + dir + " is incomplete (run `osearch index`)");
+      if (e.code == MDB_NOTFOUND) throw StoreMissing("index at " + dir_ + " is incomplete (run `osearch index`)");
       throw;
     }
   };

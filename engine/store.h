@@ -1,6 +1,8 @@
 // The index directory: LMDB records, the Xapian text index and the text log, plus the writer lock.
 //
 //   <index>/records/   LMDB (data.mdb, lock.mdb)   sessions, messages, tool calls, file states, …
+//   <index>/records.current  names the LMDB dir when it is not records/ (records-<n> after a repack,
+//                      see store_repack.h); replaced by an atomic rename
 //   <index>/xapian-<gen>/  Xapian glass database    one document per message (no termlists)
 //   <index>/shard-<gen>-<n>/  bulk-load shards      listed in LMDB meta until compacted into the next gen
 //   <index>/titles/    Xapian glass database        one document per session title, replaced in place
@@ -39,22 +41,40 @@ inline constexpr const char* kTextGarbage = "text_garbage";  // text log entries
 class Store {
  public:
   enum class Mode { Read, Write };
-  // Opens the index at `dir`. Write mode creates it (0700 dirs, 0600 files). Read mode on a missing
-  // index throws StoreMissing.
+  static constexpr unsigned kMaxDbs = 32;
+  // Opens the index at `dir`. Write mode (only under the WriterLock) creates it (0700 dirs, 0600
+  // files) and removes LMDB dirs records.current does not name (left by an interrupted repack).
+  // Read mode on a missing index throws StoreMissing.
   Store(const std::string& dir, Mode mode);
   const std::string& dir() const { return dir_; }
+  // The LMDB directory in use: <dir>/records or the one records.current names.
+  const std::string& env_dir() const { return env_dir_; }
   const LmdbEnv& env() const { return env_; }
   const Dbis& db() const { return dbis_; }
+  // Closes the environment and opens the one records.current names now (after a repack). No
+  // transaction or cursor of this store may be alive; db() handles may change.
+  void reopen();
 
   static uint64_t meta_u64(const LmdbTxn& txn, const Dbis& db, std::string_view key);
   static void put_meta_u64(LmdbTxn& txn, const Dbis& db, std::string_view key, uint64_t v);
   static size_t entries(const LmdbTxn& txn, MDB_dbi dbi);
 
  private:
-  std::string dir_;
+  void open();
+  void open_dbs();
+
+  std::string dir_, env_dir_;
+  Mode mode_;
   LmdbEnv env_;
   Dbis dbis_{};
 };
+
+// The LMDB dir name records.current holds ("records" when there is none). Throws when it cannot
+// be read or holds anything but records / records-<n>: guessing could delete the live env.
+std::string current_records_name(const std::string& dir);
+// Makes `name` the live LMDB dir: records.current.tmp written and synced, renamed over
+// records.current, the index dir synced.
+void set_current_records(const std::string& dir, const std::string& name);
 
 struct StoreMissing : std::runtime_error {
   using std::runtime_error::runtime_error;

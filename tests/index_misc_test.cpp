@@ -134,6 +134,11 @@ TEST_CASE("index: the index dir is 0700 and its files 0600 whatever the umask", 
   // A later incremental run (new text, new index data) under the same umask.
   append_file(src + "/" + kB3, user_line(kB3Sid, "perm-new", "appended under umask 022", "2025-12-21T00:00:00.000Z"));
   index_tree(idx, src);
+  // A repack (too small a corpus for Auto) writes a new env dir and the records.current pointer.
+  IndexOptions repack;
+  repack.repack = Repack::Always;
+  index_tree(idx, src, repack);
+  CHECK(fs::exists(idx + "/records.current"));
   // An existing, too-open index dir is tightened.
   const std::string idx2 = tmp / "existing";
   fs::create_directories(idx2);
