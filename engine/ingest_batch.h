@@ -1,6 +1,7 @@
 // One write batch of an index run: normalized records from ingest/ are applied to an in-memory
-// overlay of the sessions they touch, then flushed in the crash-safe order
-// text log -> Xapian commit -> one LMDB transaction (records + file offsets).
+// overlay of the sessions they touch, then flushed crash-safely: the text log (fdatasync) and
+// fresh Xapian shards (committed, fsynced) in parallel, then one LMDB transaction (records, file
+// offsets, the shard list) that makes both part of the index.
 // Lookups that decide idempotency (is this (session, uuid) stored? was this API message's usage
 // counted?) consult both the batch and the committed LMDB state.
 #pragma once

@@ -23,16 +23,7 @@ constexpr size_t kParallelShardBytes = 4u << 20;
 void IngestBatch::flush() {
   if (empty()) return;
   PhaseTimer timer("flush");
-  // 1. Text first: durable before anything points at it.
-  for (auto& pm : messages_) {
-    uint8_t flags = entry_flags(pm.rec.hidden_by_default(), static_cast<unsigned>(pm.rec.role),
-                                static_cast<unsigned>(pm.rec.content_type));
-    pm.rec.text_offset = log_.append(pm.rec.key, flags, pm.text);
-    pm.rec.text_len = pm.text.size();
-  }
-  log_.sync();
-  timer.mark("text log");
-  // 2. Xapian. New messages go to fresh shard databases (in parallel for big batches): a fresh
+  // 1. Xapian. New messages go to fresh shard databases (in parallel for big batches): a fresh
   // database takes documents several times faster than a large one, and a shard only becomes part
   // of the index in the LMDB transaction below, so a crash never leaves documents LMDB does not
   // know about. Every message here is a new (session, uuid) pair, so no shard repeats another.
@@ -44,8 +35,18 @@ void IngestBatch::flush() {
                     xapian_.epoch_of(pm.rec.session_id)});
   std::unique_ptr<ShardWrite> shards;
   if (!docs.empty()) shards = xapian_.start_shards(docs, pending_bytes_ >= kParallelShardBytes ? 2 : 1);
-  // While the shards are written: titles, and the LMDB transaction up to its commit. Nothing of it
-  // is visible before the commit below, which waits for the shards (text log -> Xapian -> LMDB).
+  // 2. The text log, while the shards are written: it must be durable before LMDB points into
+  // it, and the shards are not part of the index before that same LMDB commit either.
+  for (auto& pm : messages_) {
+    uint8_t flags = entry_flags(pm.rec.hidden_by_default(), static_cast<unsigned>(pm.rec.role),
+                                static_cast<unsigned>(pm.rec.content_type));
+    pm.rec.text_offset = log_.append(pm.rec.key, flags, pm.text);  // shard threads never read these two
+    pm.rec.text_len = pm.text.size();
+  }
+  log_.sync();
+  timer.mark("text log");
+  // Still while the shards are written: titles, and the LMDB transaction up to its commit. Nothing
+  // of it is visible before the commit below, which waits for the shards.
   bool titles_changed = false;
   for (auto& [id, ts] : sessions_) {
     if (ts.rec.message_count == 0) continue;

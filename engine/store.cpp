@@ -129,7 +129,10 @@ void Store::open() {
     remove_stale_envs(dir_, name);
     env_dir_ = dir_ + "/" + name;
     make_private_dir(env_dir_);
-    env_.open(env_dir_, false, kMaxDbs);
+    // One fsync per commit instead of two: a system crash may undo the last transaction but
+    // cannot corrupt the file, and losing the last batch is what a crash before its commit does
+    // anyway (its shards go unreferenced, its lines are read again). ~0.2 s of a 500 MB build.
+    env_.open(env_dir_, false, kMaxDbs, MDB_NOMETASYNC);
     open_dbs();
     return;
   }

@@ -10,8 +10,9 @@
 //   <index>/text.idx   u64 entry starts of text.log
 //   <index>/writer.lock  flock held by the one indexer
 //
-// Write order for crash safety (SPEC §7): text log fdatasync -> Xapian commit -> LMDB commit.
-// LMDB (file offsets, text log sizes) only ever describes data that is already durable elsewhere.
+// Write order for crash safety (SPEC §7): text log fdatasync and Xapian shard commits -> LMDB commit.
+// LMDB (file offsets, text log sizes, the shard list) only ever describes data that is already
+// durable elsewhere.
 #pragma once
 
 #include <lmdb.h>
