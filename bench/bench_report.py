@@ -61,7 +61,10 @@ def render_md(R):
     L.append(f"| python `json.loads` every line (peer) | {fmt_ms(b.get('median_ms'))} | — | {b.get('ok', 0)}/{b.get('runs', 0)} | "
              f"{mb_(b.get('peak_rss_mb'))} | {b.get('mb_per_s', '—')} MB/s {err_of(b)} |")
     f = S.get("index_full", {})
-    note = (f"{f.get('mb_per_s', '—')} MB/s; {fmt_ratio(f.get('median_ms'), b.get('median_ms'))} the json.loads scan; "
+    paired = f.get("paired_ratios") or []
+    note = (f"{f.get('mb_per_s', '—')} MB/s; **{f.get('paired_ratio_median', '—')}× the json.loads scan** (median of "
+            f"{len(paired)} interleaved pairs: {', '.join(f'{r}×' for r in paired)}; ratio of medians "
+            f"{fmt_ratio(f.get('median_ms'), b.get('median_ms'))}); "
             f"index {((f.get('index_bytes') or 0) / 1e6):.1f} MB = {f.get('index_to_corpus', '—')}× corpus")
     L.append(f"| osearch index --full (fresh dir) | {fmt_ms(f.get('median_ms'))} | — | {f.get('ok', 0)}/{f.get('runs', 0)} | "
              f"{mb_(f.get('peak_rss_mb'))} | {note} {err_of(f)} |")
