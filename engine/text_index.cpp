@@ -62,12 +62,16 @@ std::string DocBuilder::title_unique_term(std::string_view session_id) {
 }
 
 void DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bool positions) {
+  // Xapian takes terms as std::string: one reused buffer instead of a temporary (and, past 15
+  // bytes, an allocation) per call.
+  std::string& t = term_buf_;
   if (positions) {
     tokenizer_.run(text, [&](std::string_view term, uint32_t pos, TermKind kind) {
+      t.assign(term);
       if (kind == TermKind::Word || kind == TermKind::CjkUnigram)
-        doc.add_posting(std::string(term), pos + 1);
+        doc.add_posting(t, pos + 1);
       else
-        doc.add_term(std::string(term));
+        doc.add_term(t);
     });
     return;
   }
@@ -75,7 +79,10 @@ void DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bool p
   // occurrence (Xapian's per-document term map is the expensive part).
   counter_.clear();
   tokenizer_.run(text, [&](std::string_view term, uint32_t, TermKind) { counter_.add(term); });
-  counter_.for_each([&](std::string_view term, uint32_t n) { doc.add_term(std::string(term), n); });
+  counter_.for_each([&](std::string_view term, uint32_t n) {
+    t.assign(term);
+    doc.add_term(t, n);
+  });
 }
 
 Xapian::Document DocBuilder::message(const MessageDoc& d) {

@@ -80,7 +80,7 @@ class DocBuilder {
   void index_text(Xapian::Document& doc, std::string_view text, bool positions);
   Tokenizer tokenizer_;
   TermCounter counter_;
-  std::string gutter_scratch_;
+  std::string gutter_scratch_, term_buf_;
 };
 
 struct XapianLayout {
