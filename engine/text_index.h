@@ -15,6 +15,7 @@
 
 #include <xapian.h>
 
+#include <atomic>
 #include <memory>
 #include <span>
 #include <string>
@@ -102,8 +103,8 @@ void restrict_permissions(const std::string& dir);
 // Opens main + shards + titles as one read-only database.
 Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout);
 
-// Fresh shard databases being written by background threads, one per shard, each taking a slice
-// of the documents of about equal text volume. `docs` must outlive it; the destructor waits.
+// Fresh shard databases being written by background threads, one per shard, which share out the
+// documents as they go. `docs` must outlive it; the destructor waits.
 class ShardWrite {
  public:
   ShardWrite(std::string index_dir, std::span<const MessageDoc> docs, std::vector<std::string> names);
@@ -119,7 +120,7 @@ class ShardWrite {
   std::string index_dir_;
   std::span<const MessageDoc> docs_;
   std::vector<std::string> names_;
-  std::vector<size_t> cuts_;
+  std::atomic<size_t> next_{0};  // the next document to take
   std::vector<std::exception_ptr> errors_;
   std::vector<std::thread> threads_;
 };
