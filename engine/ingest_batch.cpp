@@ -201,9 +201,10 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   // A title summary written earlier (or in another file of the project) may end at this message.
   std::string_view summary;
   std::string from_store;
-  if (auto it = leaf_summaries_.find(m.uuid); it != leaf_summaries_.end()) {
+  const std::string leaf_key = pair_key(m.uuid, s.project);
+  if (auto it = leaf_summaries_.find(leaf_key); it != leaf_summaries_.end()) {
     summary = it->second;
-  } else if (auto v = reader().get(store_.db().leaf_summary, m.uuid)) {
+  } else if (auto v = reader().get(store_.db().leaf_summary, leaf_key)) {
     from_store = std::string(*v);
     summary = from_store;
   }
@@ -368,12 +369,14 @@ void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::strin
     size_t z = old.find('\0');
     return z != std::string_view::npos && old.size() >= z + 13 && old.substr(z + 1, 12) > rank;
   };
-  if (auto it = leaf_summaries_.find(leaf); it != leaf_summaries_.end()) {
+  // Per (leaf, project): a copied project repeats the uuids, and each copy keeps its own titles.
+  const std::string leaf_key = pair_key(leaf, project);
+  if (auto it = leaf_summaries_.find(leaf_key); it != leaf_summaries_.end()) {
     if (keep_existing(it->second)) return;
-  } else if (auto v = reader().get(store_.db().leaf_summary, leaf); v && keep_existing(*v)) {
+  } else if (auto v = reader().get(store_.db().leaf_summary, leaf_key); v && keep_existing(*v)) {
     return;
   }
-  leaf_summaries_[leaf] = value;
+  leaf_summaries_[leaf_key] = value;
   std::vector<std::string> sids;
   if (auto it = sessions_by_uuid_.find(leaf); it != sessions_by_uuid_.end()) sids = it->second;
   {

@@ -96,7 +96,7 @@ class IngestBatch {
   std::unordered_set<std::string> tool_call_ids_;                 // pair_key(sid, id)
   std::unordered_map<std::string, std::string> tool_names_;       // pair_key(sid, id) -> name
   std::unordered_set<std::string> usage_seen_;                    // pair_key(sid, api message id)
-  std::map<std::string, std::string> leaf_summaries_;             // leafUuid -> project \0 text
+  std::map<std::string, std::string> leaf_summaries_;             // pair_key(leafUuid, project) -> project \0 rank text
   std::map<std::string, std::vector<SessionFact>> early_facts_;   // facts seen before their session
   std::vector<std::tuple<std::string, std::string, int64_t>> turn_durations_;  // sid, uuid, ms
   std::map<std::string, SubagentRec> subagents_;                  // pair_key(sid, agent)

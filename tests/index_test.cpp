@@ -558,3 +558,34 @@ TEST_CASE("index: titles follow custom-title then ai-title then summary by leafU
     CHECK_FALSE(rs.at(kB3Sid).summary_title.empty());
   }
 }
+
+TEST_CASE("index: a copied project keeps its summary titles when one of its files is re-read", "[index][titles]") {
+  // Copies repeat the leaf uuids of summaries. Each copy's summary must reach that copy's sessions,
+  // also when a session is dropped and read again after the other copy's summary was stored.
+  TempDir tmp("leafcopy");
+  const std::string src = tmp / "src";
+  copy_projects(src, "-copy0");
+  copy_projects(src, "-copy1", "c1-");
+  const std::string idx = tmp / "idx";
+  index_tree(idx, src);
+  const std::string ref = tmp / "ref";
+  index_tree(ref, src);
+  const auto ref_fp = fingerprint(ref);
+  // Replace (same bytes, new inode) each copy's session whose title comes from a summary line:
+  // whichever copy's summary ranks higher, the other one's must survive its re-read.
+  for (const std::string copy : {"-copy0/", "-copy1/c1-"}) {
+    INFO("re-read " << copy);
+    const std::string f = src + "/-Users-soph-Work-entire-devenv-cli" + copy + "130d7b7e-5801-4345-9bd6-f32fd9b8429b.jsonl";
+    REQUIRE(fs::exists(f));
+    replace_file(f, read_file(f));
+    IndexSummary s = index_tree(idx, src);
+    CHECK(s.files_changed >= 1);
+    CHECK_SAME_INDEX(idx, ref_fp);
+    IndexReader r(idx);
+    for (const std::string sid : {"130d7b7e-5801-4345-9bd6-f32fd9b8429b", "c1-130d7b7e-5801-4345-9bd6-f32fd9b8429b"}) {
+      auto sess = r.session(sid);
+      REQUIRE(sess.has_value());
+      CHECK(sess->title() == "Add agent name to logging context");
+    }
+  }
+}
