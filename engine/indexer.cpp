@@ -95,6 +95,7 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     }
   }
   Store::put_meta_u64(txn, db, meta_key::kTextGarbage, garbage);
+  txn.del(db.meta, meta_key::kInFlight);  // an interrupted batch's sessions are among `sids`
   for (const auto& path : paths) {
     auto v = txn.get(db.files, path);
     if (!v) continue;
@@ -261,11 +262,21 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   XapianLayout layout;
   std::map<std::string, FileState> states;
   SessionEpochs epochs;
+  std::set<std::string> interrupted;
   {
     LmdbTxn r(store.env(), true);
     text_bytes = Store::meta_u64(r, db, meta_key::kTextBytes);
     text_entries = Store::meta_u64(r, db, meta_key::kTextEntries);
     layout = read_layout(r, db);
+    // Sessions of a batch that was committed (step A) but whose shards never were (step B): a crash.
+    if (auto v = r.get(db.meta, meta_key::kInFlight)) {
+      for (size_t pos = 0; pos < v->size();) {
+        size_t nl = v->find('\n', pos);
+        if (nl == std::string_view::npos) nl = v->size();
+        if (nl > pos) interrupted.emplace(v->substr(pos, nl - pos));
+        pos = nl + 1;
+      }
+    }
     LmdbCursor ep(r, db.epochs);
     for (bool ok = ep.first(); ok; ok = ep.next()) epochs.emplace(ep.key(), get_be32(ep.value()));
     LmdbCursor cur(r, db.files);
@@ -292,7 +303,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   timer.mark("discover");
   IngestBatch batch(store, log, xapian, layout);
   std::vector<WorkItem> work;
-  std::set<std::string> drop;
+  std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
   std::set<std::string> discovered;
   for (const auto& f : files) {
     ++summary.files_seen;
@@ -391,7 +402,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     progress.bytes_done += res.bytes_read;
     if (options.progress) options.progress(progress);
   }
-  batch.flush();
+  batch.finish();
   timer.mark("ingest");
   timer.memory();
   compact_shards(store, xapian, layout);

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -45,7 +46,10 @@ class IngestBatch {
 
   size_t pending_bytes() const { return pending_bytes_; }
   bool empty() const;
+  // Writes the batch; its shards may still be in flight when this returns (see flush()).
   void flush();
+  // Flushes and waits until everything is part of the index. The last call of a run.
+  void finish();
   const BatchCounters& counters() const { return counters_; }
 
  private:
@@ -79,7 +83,19 @@ class IngestBatch {
   WorkflowRec& touch_workflow(const std::string& sid, const std::string& run_id);
   WorkflowAgentRec& touch_workflow_agent(const std::string& sid, const std::string& run_id, const std::string& agent_id);
   bool stored(MDB_dbi dbi, const std::string& key);
-  void write_lmdb(LmdbTxn& txn);  // everything but the shard list; the caller commits
+  void write_lmdb(LmdbTxn& txn);  // the records (no file offsets, no shard list); the caller commits
+  void write_file_states(LmdbTxn& txn, const std::map<std::string, FileState>& states);
+  void finish_in_flight();
+
+  // A batch whose records are committed while its shards are still being written.
+  struct InFlight {
+    std::vector<PendingMessage> messages;
+    std::map<std::string, TouchedSession> sessions;
+    std::vector<MessageDoc> docs;  // point into the two above
+    std::map<std::string, FileState> file_states;
+    std::unique_ptr<ShardWrite> shards;  // declared last: destroyed (joined) first
+  };
+  std::unique_ptr<InFlight> in_flight_;
 
   Store& store_;
   TextLogWriter& log_;

@@ -1,5 +1,6 @@
-// Flushing an IngestBatch: text log -> Xapian -> one LMDB transaction (see ingest_batch.h).
+// Flushing an IngestBatch: shards and text log in parallel, then LMDB in two steps (see flush()).
 #include <chrono>
+#include <set>
 
 #include "engine/codec.h"
 #include "engine/ingest_batch.h"
@@ -20,23 +21,31 @@ constexpr size_t kParallelShardBytes = 4u << 20;
 
 }  // namespace
 
+// A batch is committed to LMDB in two steps so that the next batch can be read while its shards
+// are written:
+//   A. right after the text log is synced: the batch's records, plus the list of its sessions as
+//      "in flight" (meta kInFlight). The next batch's lookups see them from here on.
+//   B. once its shards are committed and fsynced: the file offsets and the shard list, and the
+//      in-flight list is cleared. Only now do the lines count as indexed.
+// A crash between A and B leaves records whose documents never reached a listed shard; the next
+// run drops those sessions (their epoch goes up) and reads their files again.
 void IngestBatch::flush() {
+  finish_in_flight();
   if (empty()) return;
   PhaseTimer timer("flush");
+  auto flight = std::make_unique<InFlight>();
   // 1. Xapian. New messages go to fresh shard databases (in parallel for big batches): a fresh
   // database takes documents several times faster than a large one, and a shard only becomes part
-  // of the index in the LMDB transaction below, so a crash never leaves documents LMDB does not
-  // know about. Every message here is a new (session, uuid) pair, so no shard repeats another.
-  // Title documents are replaced in place in the titles database.
-  std::vector<MessageDoc> docs;
-  docs.reserve(messages_.size());
+  // of the index in step B, so a crash never leaves documents LMDB does not know about. Every
+  // message here is a new (session, uuid) pair, so no shard repeats another. Title documents are
+  // replaced in place in the titles database.
+  flight->docs.reserve(messages_.size());
   for (const auto& pm : messages_)
-    docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names,
-                    xapian_.epoch_of(pm.rec.session_id)});
-  std::unique_ptr<ShardWrite> shards;
-  if (!docs.empty()) shards = xapian_.start_shards(docs, pending_bytes_ >= kParallelShardBytes ? 2 : 1);
-  // 2. The text log, while the shards are written: it must be durable before LMDB points into
-  // it, and the shards are not part of the index before that same LMDB commit either.
+    flight->docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names,
+                            xapian_.epoch_of(pm.rec.session_id)});
+  if (!flight->docs.empty())
+    flight->shards = xapian_.start_shards(flight->docs, pending_bytes_ >= kParallelShardBytes ? 2 : 1);
+  // 2. The text log, while the shards are written: durable before step A points into it.
   for (auto& pm : messages_) {
     uint8_t flags = entry_flags(pm.rec.hidden_by_default(), static_cast<unsigned>(pm.rec.role),
                                 static_cast<unsigned>(pm.rec.content_type));
@@ -45,8 +54,6 @@ void IngestBatch::flush() {
   }
   log_.sync();
   timer.mark("text log");
-  // Still while the shards are written: titles, and the LMDB transaction up to its commit. Nothing
-  // of it is visible before the commit below, which waits for the shards.
   bool titles_changed = false;
   for (auto& [id, ts] : sessions_) {
     if (ts.rec.message_count == 0) continue;
@@ -56,22 +63,32 @@ void IngestBatch::flush() {
     }
   }
   if (titles_changed) xapian_.commit();
+  // 3. Step A (or everything at once when there is no shard to wait for).
   reader_.reset();
-  LmdbTxn txn(store_.env(), false);
-  write_lmdb(txn);
-  timer.mark("titles+lmdb");
-  if (shards) {
-    shards->wait();
-    for (const auto& name : shards->names()) layout_.shards.push_back(name);
+  {
+    LmdbTxn txn(store_.env(), false);
+    write_lmdb(txn);
+    if (flight->shards) {
+      std::set<std::string> sids;
+      for (const auto& [id, ts] : sessions_) sids.insert(id);
+      for (const auto& pm : messages_) sids.insert(pm.rec.session_id);
+      std::string list;
+      for (const auto& sid : sids) list += sid + '\n';
+      txn.put(store_.db().meta, meta_key::kInFlight, list);
+    } else {
+      write_file_states(txn, file_states_);
+    }
+    txn.commit();
   }
-  timer.mark("xapian");
-  // 3. LMDB records and file offsets become visible with the shards that index them.
-  const Dbis& db = store_.db();
-  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, layout_.generation);
-  txn.put(db.meta, meta_key::kXapianShards, layout_.encode_shards());
-  txn.commit();
   store_.env().release_resident_pages();
-  timer.mark("lmdb");
+  timer.mark("lmdb records");
+  if (flight->shards) {
+    // The shard threads still read these: they move (node and buffer addresses stay put).
+    flight->messages = std::move(messages_);
+    flight->sessions = std::move(sessions_);
+    flight->file_states = std::move(file_states_);
+    in_flight_ = std::move(flight);
+  }
 
   sessions_.clear();
   messages_.clear();
@@ -92,6 +109,44 @@ void IngestBatch::flush() {
   deleted_sources_.clear();
   pending_bytes_ = 0;
   // early_facts_ survive: their session may still appear in a later batch of the same run.
+}
+
+// Step B for the batch in flight: wait for its shards, then make them and its file offsets part of
+// the index in one transaction.
+void IngestBatch::finish_in_flight() {
+  if (!in_flight_) return;
+  PhaseTimer timer("flush");
+  in_flight_->shards->wait();
+  timer.mark("xapian");
+  std::vector<std::string> shards = layout_.shards;
+  for (const auto& name : in_flight_->shards->names()) shards.push_back(name);
+  reader_.reset();
+  LmdbTxn txn(store_.env(), false);
+  write_file_states(txn, in_flight_->file_states);
+  XapianLayout next = layout_;
+  next.shards = shards;
+  const Dbis& db = store_.db();
+  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next.generation);
+  txn.put(db.meta, meta_key::kXapianShards, next.encode_shards());
+  txn.del(db.meta, meta_key::kInFlight);
+  txn.commit();
+  layout_.shards = std::move(shards);
+  in_flight_.reset();
+  timer.mark("lmdb offsets");
+}
+
+void IngestBatch::finish() {
+  flush();
+  finish_in_flight();
+}
+
+void IngestBatch::write_file_states(LmdbTxn& txn, const std::map<std::string, FileState>& states) {
+  const Dbis& db = store_.db();
+  for (const auto& [path, st] : states) {
+    txn.put(db.files, path, st.encode());
+    // Every file that fed a session is named here: drops and --full's archive check find them.
+    if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), "");
+  }
 }
 
 void IngestBatch::write_lmdb(LmdbTxn& txn) {
@@ -152,11 +207,6 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
     txn.put(db.sess_by_time, sess_time_key(ts.rec.ended_at, id), "");
     txn.put(db.sess_by_project, pair_key(ts.rec.project, id), "");
     txn.put(db.sessions, id, ts.rec.encode());
-  }
-  for (const auto& [path, st] : file_states_) {
-    txn.put(db.files, path, st.encode());
-    // Every file that fed a session is named here: drops and --full's archive check find them.
-    if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), "");
   }
   Store::put_meta_u64(txn, db, meta_key::kTextBytes, log_.bytes());
   Store::put_meta_u64(txn, db, meta_key::kTextEntries, log_.entries());

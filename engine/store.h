@@ -37,6 +37,7 @@ inline constexpr const char* kSchema = "schema";
 inline constexpr const char* kXapianGeneration = "xapian_gen";
 inline constexpr const char* kXapianShards = "xapian_shards";
 inline constexpr const char* kTextGarbage = "text_garbage";  // text log entries no record points at
+inline constexpr const char* kInFlight = "in_flight";  // sessions of a batch whose shards are not listed yet
 }  // namespace meta_key
 
 class Store {
