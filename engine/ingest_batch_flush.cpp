@@ -118,19 +118,17 @@ void IngestBatch::finish_in_flight() {
   PhaseTimer timer("flush");
   in_flight_->shards->wait();
   timer.mark("xapian");
-  std::vector<std::string> shards = layout_.shards;
-  for (const auto& name : in_flight_->shards->names()) shards.push_back(name);
+  XapianLayout next = layout_;
+  for (const auto& name : in_flight_->shards->names()) next.shards.push_back(name);
   reader_.reset();
   LmdbTxn txn(store_.env(), false);
   write_file_states(txn, in_flight_->file_states);
-  XapianLayout next = layout_;
-  next.shards = shards;
   const Dbis& db = store_.db();
   Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next.generation);
   txn.put(db.meta, meta_key::kXapianShards, next.encode_shards());
   txn.del(db.meta, meta_key::kInFlight);
   txn.commit();
-  layout_.shards = std::move(shards);
+  layout_ = std::move(next);
   in_flight_.reset();
   timer.mark("lmdb offsets");
 }
