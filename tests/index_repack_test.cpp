@@ -70,6 +70,17 @@ void put_memories(const std::string& idx, const Entries& mems) {
   txn.commit();
 }
 
+// A small index (two projects) built without a repack, for a test to repack.
+struct SmallIndex {
+  TempDir tmp;
+  std::string src = tmp / "src";
+  std::string idx = tmp / "idx";
+  explicit SmallIndex(std::string_view tag) : tmp(tag) {
+    make_tree(src, {"-Users-user-project", kWindows});
+    index_tree(idx, src, repack_options(Repack::Never));
+  }
+};
+
 }  // namespace
 
 TEST_CASE("repack: same fingerprint in a smaller env, and later runs still equal a clean build", "[index][repack]") {
@@ -126,11 +137,9 @@ TEST_CASE("repack: same fingerprint in a smaller env, and later runs still equal
 
 TEST_CASE("repack: memories and every other database survive byte for byte, flags and duplicates too",
           "[index][repack]") {
-  TempDir tmp("repack-mem");
-  const std::string src = tmp / "src";
-  make_tree(src, {"-Users-user-project", kWindows});
-  const std::string idx = tmp / "idx";
-  index_tree(idx, src, repack_options(Repack::Never));
+  SmallIndex small("repack-mem");
+  const std::string& src = small.src;
+  const std::string& idx = small.idx;
   const Entries mems = sample_memories();
   put_memories(idx, mems);
 
@@ -208,11 +217,9 @@ TEST_CASE("repack: memories and every other database survive byte for byte, flag
 }
 
 TEST_CASE("repack: a reader of the old env keeps answering and a new reader sees the same", "[index][repack]") {
-  TempDir tmp("repack-reader");
-  const std::string src = tmp / "src";
-  make_tree(src, {"-Users-user-project", kWindows});
-  const std::string idx = tmp / "idx";
-  index_tree(idx, src, repack_options(Repack::Never));
+  SmallIndex small("repack-reader");
+  const std::string& src = small.src;
+  const std::string& idx = small.idx;
   put_memories(idx, sample_memories());
   const IndexCounts want = counts_of(idx);
 
@@ -290,11 +297,9 @@ TEST_CASE("repack: a reader of the old env keeps answering and a new reader sees
 }
 
 TEST_CASE("repack: readers opening while the env is switched again and again never fail", "[index][repack]") {
-  TempDir tmp("repack-race");
-  const std::string src = tmp / "src";
-  make_tree(src, {"-Users-user-project", kWindows});
-  const std::string idx = tmp / "idx";
-  index_tree(idx, src, repack_options(Repack::Never));
+  SmallIndex small("repack-race");
+  const std::string& src = small.src;
+  const std::string& idx = small.idx;
   const IndexCounts want = counts_of(idx);
 
   // A child opens readers in a loop (following records.current when its dir has just gone) until
@@ -331,11 +336,9 @@ TEST_CASE("repack: readers opening while the env is switched again and again nev
 }
 
 TEST_CASE("repack: leftovers of an interrupted repack are removed by the next run", "[index][repack]") {
-  TempDir tmp("repack-left");
-  const std::string src = tmp / "src";
-  make_tree(src, {"-Users-user-project", kWindows});
-  const std::string idx = tmp / "idx";
-  index_tree(idx, src, repack_options(Repack::Never));
+  SmallIndex small("repack-left");
+  const std::string& src = small.src;
+  const std::string& idx = small.idx;
   put_memories(idx, sample_memories());
   const auto fp = fingerprint(idx);
   const auto mems = dump_db(idx, "memories");
