@@ -70,6 +70,12 @@ void write_envelope_fields(JsonWriter& w, const QueryResult& r) {
   w.key("action"); w.value(r.action);
   w.key("query");
   if (r.action == "list") w.null(); else w.value(r.query);
+  if (r.action == "content") {
+    w.key("patterns");
+    w.begin_array();
+    for (const auto& p : r.patterns) w.value(p);
+    w.end_array();
+  }
   w.key("total"); w.value(r.total);
   w.key("returned"); w.value(static_cast<uint64_t>(r.hits.size()));
   w.key("took_ms"); w.value(r.took_ms);
