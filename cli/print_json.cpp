@@ -90,15 +90,6 @@ void write_envelope_fields(JsonWriter& w, const QueryResult& r) {
 
 }  // namespace
 
-std::string resume_hint(const SessionRec& s) {
-  std::string cwd = s.cwd.empty() ? s.project_path : s.cwd;
-  std::string prefix = cwd.empty() ? "" : "cd " + cwd + " && ";
-  if (s.agent == "omp") return prefix + "omp --resume " + s.id;
-  if (s.agent == "pi") return prefix + "pi --session " + s.jsonl_path;
-  if (s.agent == "codex") return prefix + "codex resume " + s.id;
-  return prefix + "claude --resume " + s.id;
-}
-
 std::string hit_cwd(const Hit& h) {
   if (h.message && !h.message->cwd.empty()) return h.message->cwd;
   return h.session.cwd.empty() ? h.session.project_path : h.session.cwd;
