@@ -134,6 +134,14 @@ TEST_CASE("cli input: filter values with brackets and commas are one value", "[h
     CHECK(f.total({"list", "--session", "11111111", "--session", "22222222"}) == 2);
     CHECK(f.total({"keyword", "hook", "--branch", "[main,dev]"}) == 1);  // session C's branch, literally
     CHECK(f.total({"keyword", "hook", "--branch", "dev"}) == 1);
+    // A value equal to a subcommand name, CJK, emoji, leading dashes: one value, exit 0.
+    for (const std::string v : {"list", "index", "keyword", "中文", "\U0001F680", "-x", "--y", "\\"}) {
+        INFO(Catch::Detail::stringify(v));
+        CHECK(f.total({"list", "--project", v}) == 0);
+        CHECK(f.total({"list", "--project=" + v}) == 0);
+        CHECK(f.total({"keyword", "hook", "--branch", v}) == 0);
+    }
+    CHECK(f.total({"list", "--project", "a,b"}) == 1);  // session C's path "/w/[a,b] dir"; split, "a" would match dain too
     CHECK(f.total({"list", "--cwd", "/w/[a,b] dir"}) == 1);
     CHECK(f.total({"list", "--cwd=/w/[a,b] dir"}) == 1);
     // Enum filters: the bracketed value is not a list of two valid values.
