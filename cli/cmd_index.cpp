@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/json_writer.h"
+#include "cli/terminal_text.h"
 #include "engine/reader.h"
 #include "ingest/timeutil.h"
 
@@ -53,7 +54,7 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
     }
   }
   if (ctx.verbose)
-    for (const auto& p : s.problems) std::fprintf(stderr, "osearch: %s\n", p.c_str());
+    for (const auto& p : s.problems) std::fprintf(stderr, "osearch: %s\n", terminal_safe(p, LineBreaks::Visible).c_str());
   if (ctx.format == Format::Text) {
     if (!ctx.quiet)
       std::printf(
@@ -116,14 +117,16 @@ int cmd_status(const Context& ctx) {
   uint64_t size = dir_size(ctx.index_dir);
   std::string last = c.last_indexed_at ? format_iso8601_ms(c.last_indexed_at) : "";
   if (ctx.format == Format::Text) {
-    std::printf("index:        %s (%.1f MB)\n", ctx.index_dir.c_str(), static_cast<double>(size) / 1e6);
+    std::printf("index:        %s (%.1f MB)\n", terminal_safe(ctx.index_dir, LineBreaks::Visible).c_str(),
+                static_cast<double>(size) / 1e6);
     std::printf("sessions:     %llu\nmessages:     %llu\ntool calls:   %llu\nmemories:     %llu\n",
                 (unsigned long long)c.sessions, (unsigned long long)c.messages, (unsigned long long)c.tool_calls,
                 (unsigned long long)c.memories);
-    for (const auto& [agent, n] : per_agent) std::printf("  %-10s  %llu sessions\n", agent.c_str(), (unsigned long long)n);
+    for (const auto& [agent, n] : per_agent)
+      std::printf("  %-10s  %llu sessions\n", terminal_safe(agent).c_str(), (unsigned long long)n);
     std::printf("last indexed: %s\n", last.empty() ? "never" : last.c_str());
     for (const auto& r : ctx.roots)
-      std::printf("source:       %s=%s%s\n", r.agent.c_str(), r.dir.c_str(),
+      std::printf("source:       %s=%s%s\n", r.agent.c_str(), terminal_safe(r.dir, LineBreaks::Visible).c_str(),
                   std::filesystem::exists(r.dir) ? "" : " (missing)");
     return 0;
   }

@@ -22,6 +22,9 @@ struct SearchArgs {
   std::string sort = "relevance";      // keyword: relevance | newest | oldest
   size_t snippet_chars = 200;
   FilterArgs filters;
+  struct {
+    std::string limit, offset, snippet_chars;  // as typed; empty = not given
+  } numbers;
 };
 
 int cmd_index(const Context& ctx, const IndexArgs& args);

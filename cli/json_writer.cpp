@@ -9,12 +9,22 @@
 namespace osearch {
 namespace {
 
-constexpr bool is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+// Bytes that can be copied verbatim: printable ASCII other than " and \ (DEL is escaped too).
+constexpr bool plain(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
 
-size_t valid_seq_len(std::string_view s, size_t pos) { return utf8_sequence(s, pos); }
+// Code points written as \uXXXX though JSON allows them raw: C1 controls, bidi controls and
+// U+2028/U+2029, so JSON shown on a terminal or pasted into JavaScript cannot be re-read as
+// something else. Lossless: a JSON reader gets the same code point back.
+constexpr bool escape_anyway(uint32_t cp) {
+    return (cp >= 0x80 && cp <= 0x9F) || cp == 0x061C || cp == 0x200E || cp == 0x200F ||
+           (cp >= 0x2028 && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
 
-// Bytes that can be copied verbatim: printable ASCII other than " and \.
-constexpr bool plain(unsigned char c) { return c >= 0x20 && c < 0x80 && c != '"' && c != '\\'; }
+void append_u_escape(std::string& out, uint32_t cp) {
+    constexpr char kHex[] = "0123456789abcdef";
+    const char esc[] = {'\\', 'u', kHex[(cp >> 12) & 0xF], kHex[(cp >> 8) & 0xF], kHex[(cp >> 4) & 0xF], kHex[cp & 0xF]};
+    out.append(esc, sizeof esc);
+}
 
 void append_escaped(std::string& out, std::string_view s) {
     out.push_back('"');
@@ -28,8 +38,12 @@ void append_escaped(std::string& out, std::string_view s) {
         i = j;
         const auto c = static_cast<unsigned char>(s[i]);
         if (c >= 0x80) {
-            if (const size_t len = valid_seq_len(s, i); len != 0) {
-                out.append(s.data() + i, len);
+            uint32_t cp = 0;
+            if (const size_t len = utf8_sequence(s, i, &cp); len != 0) {
+                if (escape_anyway(cp))
+                    append_u_escape(out, cp);
+                else
+                    out.append(s.data() + i, len);
                 i += len;
             } else {
                 out.append("\xEF\xBF\xBD");  // U+FFFD
@@ -45,11 +59,7 @@ void append_escaped(std::string& out, std::string_view s) {
             case '\r': out.append("\\r"); break;
             case '\b': out.append("\\b"); break;
             case '\f': out.append("\\f"); break;
-            default: {
-                constexpr char kHex[] = "0123456789abcdef";
-                const char esc[] = {'\\', 'u', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
-                out.append(esc, sizeof esc);
-            }
+            default: append_u_escape(out, c);
         }
         ++i;
     }

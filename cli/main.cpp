@@ -9,6 +9,7 @@
 #include <xapian.h>
 
 #include "cli/commands.h"
+#include "cli/verbatim_args.h"
 #include "engine/store.h"
 
 using namespace osearch;
@@ -28,11 +29,36 @@ void add_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s, bool with_limit_of
   cmd->add_option("--tool", f.tool, "tool name");
   cmd->add_option("--cwd", f.cwd, "working directory prefix");
   cmd->add_flag("--include-meta", f.include_meta, "include injected/meta messages and command envelopes");
+  // Numbers are read as text and checked by cmd_query.cpp (CLI11 takes "-5" as 2^64-5, "010" as 8).
   if (with_limit_offset) {
-    cmd->add_option("--limit", f.limit, "maximum results")->check(CLI::Range(1, 100000));
-    cmd->add_option("--offset", f.offset, "skip the first N results");
+    cmd->add_option("--limit", s.numbers.limit, "maximum results (1-100000)");
+    cmd->add_option("--offset", s.numbers.offset, "skip the first N results");
   }
-  cmd->add_option("--snippet-chars", s.snippet_chars, "snippet length in characters (default 200)");
+  cmd->add_option("--snippet-chars", s.numbers.snippet_chars, "snippet length in characters (default 200, 0 = none)");
+}
+
+// The --format an error is printed in when parsing failed before it was read: the last one in argv.
+std::string format_in_argv(int argc, char** argv) {
+  std::string format;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--") break;
+    if (a == "--format" && i + 1 < argc) format = argv[++i];
+    else if (a.rfind("--format=", 0) == 0) format = std::string(a.substr(9));
+  }
+  return format;
+}
+
+// Errors follow --format when it names json/jsonl/text, else the default (text on a terminal).
+Context error_context(const std::string& format) {
+  Context c;
+  if (format == "json" || format == "jsonl")
+    c.format = Format::Json;
+  else if (format == "text")
+    c.format = Format::Text;
+  else
+    c.format = ::isatty(STDOUT_FILENO) ? Format::Text : Format::Json;
+  return c;
 }
 
 }  // namespace
@@ -80,10 +106,14 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "sessions, newest first");
   add_filters(list, ls.filters, ls);
 
+  restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
+
   Context ctx;
   bool have_ctx = false;
+  auto err_ctx = [&]() { return have_ctx ? ctx : error_context(g.format); };
   try {
-    app.parse(argc, argv);
+    std::vector<std::string> args = protect_arguments(argc, argv);
+    app.parse(args);
     ctx = resolve_context(g);
     have_ctx = true;
     if (*index) return cmd_index(ctx, index_args);
@@ -101,25 +131,25 @@ int main(int argc, char** argv) {
     std::printf("osearch 0.1.0\n");
     return 0;
   } catch (const CLI::ParseError& e) {
-    // Use the --format given so far, if any, for the JSON error.
-    Context fallback;
-    if (g.format.empty())
-      fallback.format = ::isatty(STDOUT_FILENO) ? Format::Text : Format::Json;
-    else
-      fallback.format = g.format == "text" ? Format::Text : Format::Json;
-    report_error(&fallback, "usage", e.what());
+    // Parsing stopped early: --format may not have been read yet, so take it from argv.
+    Context c = error_context(format_in_argv(argc, argv));
+    report_error(&c, "usage", unmark_message(e.what()));
     return 2;
   } catch (const BadInput& e) {
-    report_error(have_ctx ? &ctx : nullptr, e.kind, e.what());
+    Context c = err_ctx();
+    report_error(&c, e.kind, e.what());
     return 2;
   } catch (const StoreMissing& e) {
-    report_error(have_ctx ? &ctx : nullptr, "no-index", e.what());
+    Context c = err_ctx();
+    report_error(&c, "no-index", e.what());
     return 1;
   } catch (const std::exception& e) {
-    report_error(have_ctx ? &ctx : nullptr, "error", e.what());
+    Context c = err_ctx();
+    report_error(&c, "error", e.what());
     return 1;
   } catch (const Xapian::Error& e) {  // not a std::exception
-    report_error(have_ctx ? &ctx : nullptr, "index", e.get_description());
+    Context c = err_ctx();
+    report_error(&c, "index", e.get_description());
     return 1;
   }
   return 2;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/json_writer.h"
+#include "cli/terminal_text.h"
 
 namespace osearch {
 namespace {
@@ -96,7 +97,7 @@ Context resolve_context(const GlobalOptions& o) {
     for (const auto& r : c.roots)
       if (r.agent != "claude")
         std::fprintf(stderr, "osearch: warning: no %s adapter yet; source %s=%s is skipped\n", r.agent.c_str(),
-                     r.agent.c_str(), r.dir.c_str());
+                     r.agent.c_str(), terminal_safe(r.dir, LineBreaks::Visible).c_str());
   return c;
 }
 
@@ -114,7 +115,7 @@ void report_error(const Context* ctx, const std::string& kind, const std::string
     w.end_object();
     std::fprintf(stderr, "%s\n", w.str().c_str());
   } else {
-    std::fprintf(stderr, "osearch: %s\n", message.c_str());
+    std::fprintf(stderr, "osearch: %s\n", terminal_safe(message, LineBreaks::Visible).c_str());
   }
 }
 

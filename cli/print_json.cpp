@@ -70,6 +70,12 @@ void write_envelope_fields(JsonWriter& w, const QueryResult& r) {
   w.key("action"); w.value(r.action);
   w.key("query");
   if (r.action == "list") w.null(); else w.value(r.query);
+  if (r.action == "content") {
+    w.key("patterns");
+    w.begin_array();
+    for (const auto& p : r.patterns) w.value(p);
+    w.end_array();
+  }
   w.key("total"); w.value(r.total);
   w.key("returned"); w.value(static_cast<uint64_t>(r.hits.size()));
   w.key("took_ms"); w.value(r.took_ms);
@@ -83,15 +89,6 @@ void write_envelope_fields(JsonWriter& w, const QueryResult& r) {
 }
 
 }  // namespace
-
-std::string resume_hint(const SessionRec& s) {
-  std::string cwd = s.cwd.empty() ? s.project_path : s.cwd;
-  std::string prefix = cwd.empty() ? "" : "cd " + cwd + " && ";
-  if (s.agent == "omp") return prefix + "omp --resume " + s.id;
-  if (s.agent == "pi") return prefix + "pi --session " + s.jsonl_path;
-  if (s.agent == "codex") return prefix + "codex resume " + s.id;
-  return prefix + "claude --resume " + s.id;
-}
 
 std::string hit_cwd(const Hit& h) {
   if (h.message && !h.message->cwd.empty()) return h.message->cwd;

@@ -1,6 +1,7 @@
 #include <cstdio>
 
 #include "cli/printers.h"
+#include "cli/terminal_text.h"
 #include "engine/snippet.h"
 #include "ingest/timeutil.h"
 
@@ -35,18 +36,19 @@ void print_text(const QueryResult& r, bool color) {
   const char* reset = color ? kReset : "";
   for (const auto& h : r.hits) {
     const SessionRec& s = h.session;
-    std::string title = s.title().empty() ? "(untitled)" : s.title();
+    // Every string from a transcript goes through terminal_safe before any colour is added.
+    std::string title = s.title().empty() ? "(untitled)" : terminal_safe(s.title());
     std::string when = format_iso8601_ms(h.message ? h.message->timestamp_ms : s.ended_at);
     std::printf("%s%s%s\n", bold, title.c_str(), reset);
-    std::printf("%s%s · %s · %s", dim, s.project.c_str(), when.c_str(), s.id.c_str());
+    std::printf("%s%s · %s · %s", dim, terminal_safe(s.project).c_str(), when.c_str(), terminal_safe(s.id).c_str());
     if (r.action == "list")
       std::printf(" · %llu messages", (unsigned long long)s.message_count);
     else
       std::printf(" · %llu match%s", (unsigned long long)h.match_count, h.match_count == 1 ? "" : "es");
     if (s.source_deleted) std::printf(" · source deleted");
     std::printf("%s\n", reset);
-    if (!h.snippet.empty()) std::printf("  %s\n", highlight(h.snippet, h.matched_terms, color).c_str());
-    std::printf("  %s%s%s\n\n", dim, resume_hint(s).c_str(), reset);
+    if (!h.snippet.empty()) std::printf("  %s\n", highlight(terminal_safe(h.snippet), h.matched_terms, color).c_str());
+    std::printf("  %s%s%s\n\n", dim, terminal_safe(resume_hint(s), LineBreaks::Visible).c_str(), reset);
   }
   std::printf("%s%llu of %llu %s · %.1f ms%s%s\n", dim, (unsigned long long)r.hits.size(), (unsigned long long)r.total,
               r.action == "list" ? "sessions" : "results", r.took_ms, r.stale ? " · index busy, may be stale" : "", reset);

@@ -6,6 +6,7 @@
 #include "cli/json_writer.h"
 #include "cli/options.h"
 #include "engine/query.h"
+#include "engine/resume_hint.h"
 
 namespace osearch {
 
@@ -21,8 +22,7 @@ inline void print_result(const Context& ctx, const QueryResult& r) {
   }
 }
 
-// Fields shared by every printer.
-std::string resume_hint(const SessionRec& s);
+// Fields shared by every printer (resume_hint is in engine/resume_hint.h).
 std::string hit_cwd(const Hit& h);
 std::string session_summary(const SessionRec& s);
 

@@ -68,6 +68,7 @@ struct Hit {
 
 struct QueryResult {
   std::string action, query;
+  std::vector<std::string> patterns;  // content: each pattern as given (the CLI echoes them)
   uint64_t total = 0;
   std::vector<Hit> hits;
   IndexCounts counts;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <map>
 
 #include "engine/query.h"
@@ -46,6 +47,20 @@ size_t word_runs(std::string_view s) {
   }
   return runs;
 }
+
+// One term per emoji cluster: its whole sequence when it has one ("👍🏽" finds only that tone),
+// else its symbol ("👍" finds every tone, since the indexer stores each cluster's parts too).
+// The tokenizer emits a sequence before its parts, at the same position.
+struct SymbolPicker {
+  uint32_t sequence_pos = UINT32_MAX;
+  bool operator()(uint32_t pos, TermKind kind) {
+    if (kind == TermKind::SymbolSequence) {
+      sequence_pos = pos;
+      return true;
+    }
+    return pos != sequence_pos;
+  }
+};
 
 struct Clause {
   Xapian::Query query;
@@ -109,13 +124,18 @@ class Parser {
   // Free text: identifiers (compounds) are looked up whole; otherwise all words must match.
   // CJK runs use their bigrams (a single character uses its unigram).
   Xapian::Query words(const std::string& tok) {
-    std::vector<std::string> compounds, plain, bigrams, unigrams;
-    tokenizer_.run(tok, [&](std::string_view t, uint32_t, TermKind kind) {
+    std::vector<std::string> compounds, plain, bigrams, unigrams, symbols;
+    SymbolPicker pick;
+    tokenizer_.run(tok, [&](std::string_view t, uint32_t pos, TermKind kind) {
       switch (kind) {
         case TermKind::Compound: compounds.emplace_back(t); break;
         case TermKind::Word: plain.emplace_back(t); break;
         case TermKind::CjkBigram: bigrams.emplace_back(t); break;
         case TermKind::CjkUnigram: unigrams.emplace_back(t); break;
+        case TermKind::Symbol:
+        case TermKind::SymbolSequence:
+          if (pick(pos, kind)) symbols.emplace_back(t);
+          break;
         case TermKind::Part: break;
       }
     });
@@ -130,6 +150,7 @@ class Parser {
       auto& cjk = bigrams.empty() ? unigrams : bigrams;
       terms.insert(terms.end(), cjk.begin(), cjk.end());
     }
+    terms.insert(terms.end(), symbols.begin(), symbols.end());  // emoji never sit inside a compound
     std::vector<Xapian::Query> qs;
     for (const auto& t : terms) {
       qs.emplace_back(t);
@@ -143,8 +164,11 @@ class Parser {
   Xapian::Query phrase(const std::string& tok) {
     std::string inner = tok.substr(1, tok.back() == '"' ? tok.size() - 2 : tok.size() - 1);
     std::vector<std::string> terms;
-    tokenizer_.run(inner, [&](std::string_view t, uint32_t, TermKind kind) {
-      if (kind == TermKind::Word || kind == TermKind::CjkUnigram) terms.emplace_back(t);
+    SymbolPicker pick;
+    tokenizer_.run(inner, [&](std::string_view t, uint32_t pos, TermKind kind) {
+      if (kind == TermKind::Word || kind == TermKind::CjkUnigram ||
+          ((kind == TermKind::Symbol || kind == TermKind::SymbolSequence) && pick(pos, kind)))
+        terms.emplace_back(t);
     });
     if (terms.empty()) return Xapian::Query();
     std::vector<Xapian::Query> qs;

@@ -68,7 +68,7 @@ void DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bool p
   if (positions) {
     tokenizer_.run(text, [&](std::string_view term, uint32_t pos, TermKind kind) {
       t.assign(term);
-      if (kind == TermKind::Word || kind == TermKind::CjkUnigram)
+      if (is_positional(kind))
         doc.add_posting(t, pos + 1);
       else
         doc.add_term(t);

@@ -1,7 +1,8 @@
 // The one tokenizer both sides use: index terms at ingest, query terms at search. Identifiers stay
 // findable verbatim: besides plain words it emits whole compounds (UUIDs, toolu_ ids, paths,
 // versions, kebab-ids, dotted names) and the parts of snake_case words. CJK runs become unigrams
-// and bigrams. ASCII is lower-cased; other scripts are kept as written.
+// and bigrams. Emoji are terms of their own (see SymbolCluster). ASCII is lower-cased; other
+// scripts are kept as written.
 #pragma once
 
 #include <cstdint>
@@ -10,10 +11,33 @@
 
 namespace osearch {
 
-enum class TermKind : uint8_t { Word, Part, Compound, CjkUnigram, CjkBigram };
+// Symbol: one emoji without its variation selector (a flag's two regional indicators are one).
+// SymbolSequence: a whole emoji cluster with skin-tone modifiers, tags or ZWJ joins ("👍🏽",
+// "👨‍👩‍👧"), at the same position as its component symbols.
+enum class TermKind : uint8_t { Word, Part, Compound, CjkUnigram, CjkBigram, Symbol, SymbolSequence };
+
+// Kinds that carry positions in prose (phrase search); the others are looked up as plain terms.
+constexpr bool is_positional(TermKind k) {
+  return k == TermKind::Word || k == TermKind::CjkUnigram || k == TermKind::Symbol || k == TermKind::SymbolSequence;
+}
 
 constexpr size_t kMaxWordBytes = 64;
 constexpr size_t kMaxCompoundBytes = 120;
+
+// One emoji cluster: a symbol, its variation selector (dropped), skin-tone modifier and tags, and
+// further symbols joined by ZWJ. Filled by scan_symbol_cluster; reused to avoid allocations.
+struct SymbolCluster {
+  static constexpr size_t kMaxParts = 8;  // components indexed separately; a longer chain keeps its first 8
+  size_t end = 0;                         // byte offset just past the cluster
+  std::string sequence;                   // the cluster without variation selectors
+  bool multi = false;                     // has modifiers, tags or ZWJ joins: `sequence` is a term too
+  size_t n_parts = 0;
+  struct Part {
+    size_t at, len;
+  } parts[kMaxParts];
+};
+// Scans the cluster starting at text[i], which must classify as CharClass::Symbol.
+void scan_symbol_cluster(std::string_view text, size_t i, SymbolCluster& out);
 
 class Tokenizer {
  public:
@@ -26,10 +50,13 @@ class Tokenizer {
   void flush_span(std::string_view span, uint32_t& pos, auto& sink);
   void emit_path_segments(std::string_view path, uint32_t pos, auto& sink);
   std::string term_, compound_;
+  SymbolCluster cluster_;
 };
 
 // Code point classes the tokenizer uses (exposed for tests and the query parser).
 bool is_cjk(uint32_t cp);
+// Emoji and pictographs that are plainly content (searchable as terms), skin-tone modifiers included.
+bool is_symbol(uint32_t cp);
 // Decodes one UTF-8 sequence at s[i]; returns its length (1 for an invalid byte, cp = 0xFFFD).
 size_t decode_utf8(std::string_view s, size_t i, uint32_t& cp);
 
@@ -41,7 +68,7 @@ inline std::string ascii_lower(std::string_view s) {
 }
 
 namespace detail {
-enum class CharClass : uint8_t { Word, Connector, Separator, Cjk };
+enum class CharClass : uint8_t { Word, Connector, Separator, Cjk, Symbol };
 CharClass classify_multibyte(std::string_view s, size_t i, size_t& len);
 
 // ASCII classes by table: the tokenizer's hot path never decodes UTF-8 for ASCII text.
@@ -97,6 +124,15 @@ void Tokenizer::run(std::string_view text, Sink&& sink) {
         prev_cjk = cp;
         prev_cjk_len = len;
         prev_cjk_at = i;
+      } else if (c == detail::CharClass::Symbol) {
+        scan_symbol_cluster(text, i, cluster_);
+        if (cluster_.multi && cluster_.sequence.size() <= kMaxCompoundBytes)
+          sink(std::string_view(cluster_.sequence), pos, TermKind::SymbolSequence);
+        for (size_t k = 0; k < cluster_.n_parts; ++k)
+          sink(text.substr(cluster_.parts[k].at, cluster_.parts[k].len), pos, TermKind::Symbol);
+        ++pos;
+        len = cluster_.end - i;
+        prev_cjk = 0;
       } else {
         prev_cjk = 0;
       }

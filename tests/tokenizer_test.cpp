@@ -224,16 +224,85 @@ TEST_CASE("tokenizer: emoji and symbols separate words", "[tokenizer]") {
     CHECK(has(t, "done", TermKind::Word));
     CHECK(has(t, "ok", TermKind::Word));
     CHECK(has(t, "quoted", TermKind::Word));
+    // Emoji are terms of their own; punctuation is not.
+    CHECK(has(t, "🎉", TermKind::Symbol));
+    CHECK(has(t, "✅", TermKind::Symbol));
     for (const auto& term : t) {
         INFO(term.text);
+        if (term.kind == TermKind::Symbol) continue;
         CHECK(term.text.find("🎉") == std::string::npos);
         CHECK(term.text.find("✅") == std::string::npos);
         CHECK(term.text.find("—") == std::string::npos);
         CHECK(term.text.find("…") == std::string::npos);
     }
     CHECK_FALSE(has(t, "helloworld"));
+    CHECK_FALSE(has(t, "—"));
+    CHECK_FALSE(has(t, "…"));
     auto p = tokenize("foo,bar;baz|qux=1 (paren)[brack]{brace}");
     for (const char* w : {"foo", "bar", "baz", "qux", "paren", "brack", "brace"}) CHECK(has(p, w, TermKind::Word));
+}
+
+TEST_CASE("tokenizer: emoji are searchable terms with positions", "[tokenizer][hardening][emoji]") {
+    auto t = tokenize("ship it 🚀 now");
+    REQUIRE(texts(t) == std::vector<std::string>{"ship", "it", "🚀", "now"});
+    CHECK(t[2].kind == TermKind::Symbol);
+    CHECK(t[2].pos == 2);
+    CHECK(t[3].pos == 3);
+    CHECK(texts(tokenize("🚀")) == std::vector<std::string>{"🚀"});
+    CHECK(texts(tokenize("🚀🚀🔥")) == std::vector<std::string>{"🚀", "🚀", "🔥"});
+    // Blocks that are plainly content: pictographs, emoticons, dingbats, misc symbols, ⭐.
+    for (const char* e : {"😀", "🙂", "🤖", "🥲", "🫠", "☀", "☕", "⚡", "✨", "❌", "✔", "⭐", "🀄", "🃏", "🅰"}) {
+        INFO(e);
+        CHECK(texts(tokenize(e)) == std::vector<std::string>{e});
+    }
+    // Arrows, box drawing, punctuation and the Claude Code bullet stay separators.
+    for (const char* s : {"→", "─", "│", "•", "⏺", "…", "™"}) {
+        INFO(s);
+        CHECK(tokenize(s).empty());
+    }
+}
+
+TEST_CASE("tokenizer: emoji variation selectors, modifiers, ZWJ and flags", "[tokenizer][hardening][emoji]") {
+    // A variation selector is presentation only: ❤️ and ❤ are one term.
+    CHECK(texts(tokenize("\u2764\uFE0F")) == std::vector<std::string>{"❤"});
+    CHECK(texts(tokenize("❤")) == std::vector<std::string>{"❤"});
+    CHECK(texts(tokenize("\xEF\xB8\x8F")).empty());  // a lone selector is nothing
+    // A skin tone: the toned sequence and its base, at one position.
+    auto tone = tokenize("ok \U0001F44D\U0001F3FD go");
+    CHECK(has(tone, "\U0001F44D\U0001F3FD", TermKind::SymbolSequence));
+    CHECK(has(tone, "👍", TermKind::Symbol));
+    CHECK_FALSE(has(tone, "🏽"));
+    for (const auto& term : tone)
+        if (term.text != "ok" && term.text != "go") CHECK(term.pos == 1);
+    CHECK(tone.back().text == "go");
+    CHECK(tone.back().pos == 2);
+    // A ZWJ family: the whole sequence plus each member; the selector dropped from the sequence.
+    auto fam = tokenize("\U0001F468\u200D\U0001F469\u200D\U0001F467");
+    CHECK(has(fam, "\U0001F468\u200D\U0001F469\u200D\U0001F467", TermKind::SymbolSequence));
+    for (const char* m : {"👨", "👩", "👧"}) CHECK(has(fam, m, TermKind::Symbol));
+    auto rainbow = tokenize("\U0001F3F3\uFE0F\u200D\U0001F308");
+    CHECK(has(rainbow, "\U0001F3F3\u200D\U0001F308", TermKind::SymbolSequence));
+    // Flags: two regional indicators are one symbol.
+    auto flags = tokenize("🇯🇵🇺🇸");
+    CHECK(texts(flags) == std::vector<std::string>{"🇯🇵", "🇺🇸"});
+    // A ZWJ before a non-emoji is a separator; the cluster ends at the emoji.
+    auto tail = tokenize("🚀\u200Dabc");
+    CHECK(texts(tail) == std::vector<std::string>{"🚀", "abc"});
+    // A very long ZWJ chain: no sequence term over the compound limit, at most 8 parts.
+    std::string chain = "🚀";
+    for (int i = 0; i < 40; ++i) chain += "\u200D🚀";
+    auto ch = tokenize(chain);
+    CHECK(texts_of(ch, TermKind::SymbolSequence).empty());
+    CHECK(texts_of(ch, TermKind::Symbol).size() == SymbolCluster::kMaxParts);
+    for (const auto& term : ch) CHECK(valid_utf8(term.text));
+    // Emoji next to words and CJK.
+    auto mix = tokenize("部署🚀成功 deploy🎉done");
+    CHECK(has(mix, "部署", TermKind::CjkBigram));
+    CHECK(has(mix, "🚀", TermKind::Symbol));
+    CHECK(has(mix, "成功", TermKind::CjkBigram));
+    CHECK_FALSE(has(mix, "署成"));
+    CHECK(has(mix, "deploy", TermKind::Word));
+    CHECK(has(mix, "🎉", TermKind::Symbol));
 }
 
 TEST_CASE("tokenizer: non-ASCII letters are word characters", "[tokenizer]") {
