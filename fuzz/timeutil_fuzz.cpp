@@ -36,6 +36,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       require(*again == *ms, "format/parse round trip changed the instant");
     }
   }
+  if (auto ms = osearch::parse_iso8601_ms(text)) {
+    // With the local zone at UTC the CLI reads a full timestamp as ingest does.
+    auto as_arg = osearch::parse_time_arg(text, now_ms, 0);
+    require(std::holds_alternative<int64_t>(as_arg) && std::get<int64_t>(as_arg) == *ms,
+            "--since reads a timestamp differently from ingest");
+  }
   auto arg = osearch::parse_time_arg(text, now_ms, local_offset);
   if (const auto* err = std::get_if<osearch::TimeArgError>(&arg)) require(!err->message.empty(), "empty error message");
   return 0;
