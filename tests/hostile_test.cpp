@@ -35,8 +35,11 @@ struct HostileTree {
         args.insert(dashdash, globals.begin(), globals.end());
         return args;
     }
+    // Indexing the whole tree (36 MB, 100,000 lines) under ASan on a busy machine may take minutes.
     RunResult run(const std::vector<std::string>& args, const std::string& format = "json") const {
-        return run_osearch(argv(args, format));
+        RunOptions opt;
+        opt.timeout = std::chrono::minutes(5);
+        return run_osearch(argv(args, format), "", opt);
     }
 };
 
