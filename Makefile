@@ -1,10 +1,12 @@
 # The two commands a new user needs: `make demo` and `make test`. Both install missing packages first.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 PREFIX     ?= /usr/local
 
-.PHONY: all deps build demo test test-asan bench install clean
+.PHONY: all deps build demo test test-asan fuzz test-fuzz bench install clean
 
 all: build
 
@@ -23,6 +25,7 @@ demo: build
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	@$(MAKE) --no-print-directory test-asan
+	@$(MAKE) --no-print-directory test-fuzz
 
 # Sanitizer build of the unit and integration tests (ASan + UBSan).
 test-asan: deps
@@ -31,6 +34,15 @@ test-asan: deps
 	cmake --build $(ASAN_BUILD) -j $(JOBS) && \
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
+# libFuzzer targets (fuzz/, clang + ASan/UBSan): each runs FUZZ_SECONDS; a crash fails the run.
+fuzz: deps
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) JOBS=$(JOBS) bash fuzz/run.sh $(FUZZ_BUILD)
+
+# The fuzz step of `make test`: every target for 30 s.
+test-fuzz: deps
+	@if [ "$${OSEARCH_SKIP_FUZZ:-0}" = 1 ]; then echo "test-fuzz: skipped (OSEARCH_SKIP_FUZZ=1)"; exit 0; fi; \
+	FUZZ_SECONDS=30 JOBS=$(JOBS) bash fuzz/run.sh $(FUZZ_BUILD)
+
 bench: build
 	@bash scripts/bench.sh $(BUILD)
 
@@ -38,4 +50,4 @@ install: build
 	install -m 0755 $(BUILD)/osearch $(PREFIX)/bin/osearch
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

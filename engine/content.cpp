@@ -133,30 +133,47 @@ int on_first(unsigned, unsigned long long from, unsigned long long to, unsigned,
   return 0;
 }
 
+// A content query's patterns, compiled: the scan database is exact, or a prefilter superset
+// when `pcre` decides.
+struct CompiledPatterns {
+  HsDatabase scan_db;
+  HsDatabase som_db;  // exact with start offsets; null when some pattern cannot give them
+  std::optional<PcreMatcher> pcre;
+};
+
+CompiledPatterns compile_patterns(const ContentOptions& o) {
+  if (o.patterns.empty()) throw BadInput("usage", "content needs a PATTERN (or -e PATTERN)");
+  std::vector<std::string> exprs = expressions(o);
+  std::string error;
+  CompiledPatterns c;
+  c.scan_db = compile(o, exprs, Mode::Exact, &error);
+  if (c.scan_db) {
+    c.som_db = compile(o, exprs, Mode::ExactWithStart, nullptr);  // some patterns cannot give start offsets
+  } else if (!unsupported_hint(error).empty()) {
+    // Backreferences and lookaround: Hyperscan finds a superset of candidates, PCRE2-JIT decides.
+    std::string pcre_error;
+    c.pcre = PcreMatcher::compile(exprs, o.ignore_case, pcre_error);
+    if (!c.pcre) throw BadInput("bad-regex", pcre_error);
+    c.scan_db = compile(o, exprs, Mode::Prefilter, &error);
+    if (!c.scan_db) throw BadInput("bad-regex", error);
+  } else {
+    throw BadInput("bad-regex", error);
+  }
+  return c;
+}
+
 }  // namespace
+
+bool check_content_patterns(const ContentOptions& o) { return compile_patterns(o).pcre.has_value(); }
 
 QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOptions& o) {
   QueryResult result;
   result.action = "content";
   for (const auto& p : o.patterns) result.query += (result.query.empty() ? "" : " | ") + p;
-  if (o.patterns.empty()) throw BadInput("usage", "content needs a PATTERN (or -e PATTERN)");
-  std::vector<std::string> exprs = expressions(o);
-  std::string error;
-  HsDatabase scan_db = compile(o, exprs, Mode::Exact, &error);
-  HsDatabase som_db;
-  std::optional<PcreMatcher> pcre;
-  if (scan_db) {
-    som_db = compile(o, exprs, Mode::ExactWithStart, nullptr);  // some patterns cannot give start offsets
-  } else if (!unsupported_hint(error).empty()) {
-    // Backreferences and lookaround: Hyperscan finds a superset of candidates, PCRE2-JIT decides.
-    std::string pcre_error;
-    pcre = PcreMatcher::compile(exprs, o.ignore_case, pcre_error);
-    if (!pcre) throw BadInput("bad-regex", pcre_error);
-    scan_db = compile(o, exprs, Mode::Prefilter, &error);
-    if (!scan_db) throw BadInput("bad-regex", error);
-  } else {
-    throw BadInput("bad-regex", error);
-  }
+  CompiledPatterns compiled = compile_patterns(o);
+  HsDatabase& scan_db = compiled.scan_db;
+  HsDatabase& som_db = compiled.som_db;
+  std::optional<PcreMatcher>& pcre = compiled.pcre;
   const hs_database_t* confirm_db = som_db ? som_db.get() : scan_db.get();
   // One scratch grown to serve both databases (allocated once, never in the scan path).
   hs_scratch_t* raw = nullptr;

@@ -26,6 +26,10 @@ struct ContentOptions {
 
 QueryResult run_keyword(IndexReader& reader, const std::string& query, const Filters& filters, const KeywordOptions& o);
 QueryResult run_content(IndexReader& reader, const Filters& filters, const ContentOptions& o);
+// The pattern front end of `content` without an index (-F escaping, -w wrapping, the Hyperscan
+// compile, the PCRE2 prefilter decision): throws BadInput exactly as run_content would, else
+// returns whether the patterns need PCRE2 confirmation. Used by the regex fuzzer.
+bool check_content_patterns(const ContentOptions& o);
 QueryResult run_list(IndexReader& reader, const Filters& filters);
 
 // Sessions passing the session-level filters, or nullopt when there are none (everything passes).

@@ -1,0 +1,63 @@
+// libFuzzer target: the regex front end of `content` (engine/content.cpp: -F escaping, -w wrapping,
+// the Hyperscan compile, the PCRE2 prefilter decision) and the PCRE2 matcher behind it.
+// Input: one flag byte (bit 0 -F, bit 1 -i, bit 2 -w, bit 3 last line is a subject), then up to
+// four patterns separated by '\n'. A pattern is either compiled or refused with BadInput.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/pcre_matcher.h"
+#include "engine/query.h"
+#include "engine/search.h"
+#include "fuzz/fuzz_util.h"
+
+using osearch_fuzz::require;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const uint8_t flags = data[0];
+  std::string_view rest(reinterpret_cast<const char*>(data + 1), size - 1);
+  std::vector<std::string> lines;
+  while (lines.size() < 5) {
+    size_t nl = rest.find('\n');
+    lines.emplace_back(rest.substr(0, nl));
+    if (nl == std::string_view::npos) break;
+    rest.remove_prefix(nl + 1);
+  }
+  std::string subject;
+  if ((flags & 8) && lines.size() > 1) {
+    subject = lines.back().substr(0, 16);  // short: PCRE2's default match limit bounds the rest
+    lines.pop_back();
+  }
+  if (lines.size() > 4) lines.resize(4);
+
+  osearch::ContentOptions o;
+  o.patterns = lines;
+  o.fixed = flags & 1;
+  o.ignore_case = flags & 2;
+  o.word = flags & 4;
+  bool needs_pcre = false;
+  try {
+    needs_pcre = osearch::check_content_patterns(o);
+  } catch (const osearch::BadInput& e) {
+    require(std::string_view(e.what()).size() > 0, "bad-regex without a message");
+    // -F takes its text literally: only invalid UTF-8 or a NUL (which no argv holds) may refuse it.
+    if (o.fixed) {
+      bool plain = true;
+      for (const auto& p : o.patterns) plain = plain && osearch_fuzz::valid_utf8(p) && p.find('\0') == std::string::npos;
+      require(!plain, "a valid UTF-8 fixed string was refused");
+    }
+    return 0;
+  }
+  if (needs_pcre && !subject.empty()) {
+    std::vector<std::string> exprs;  // what run_content hands PcreMatcher (-F never needs it)
+    for (const auto& p : o.patterns) exprs.push_back(o.word ? "\\b(?:" + p + ")\\b" : p);
+    std::string error;
+    if (auto m = osearch::PcreMatcher::compile(exprs, o.ignore_case, error)) {
+      if (auto hit = m->first_match(subject)) require(hit->first <= hit->second && hit->second <= subject.size(),
+                                                      "match outside the subject");
+    }
+  }
+  return 0;
+}
