@@ -94,6 +94,9 @@ size_t JsonlReader::parse_buffer(const char* data, size_t size, bool at_eof, uin
       if (!at_eof) break;
       size_t len = size - pos;
       if (is_blank(data + pos, len)) {
+        // NUL padding may be a preallocated tail that is overwritten in place later: leave it, so
+        // the next run reads those bytes again. Plain blanks are consumed.
+        if (std::memchr(data + pos, '\0', len) != nullptr) break;
         pos = size;
         line_done(base_offset + pos, result);
         break;
@@ -106,7 +109,9 @@ size_t JsonlReader::parse_buffer(const char* data, size_t size, bool at_eof, uin
       ++result.objects;
       if (repaired) ++result.repaired_lines;
       on_object(obj, base_offset + pos);
-      pos = size;
+      // Trailing NUL padding stays unconsumed (see above): the line itself is taken.
+      while (len > 0 && data[pos + len - 1] == '\0') --len;
+      pos += len;
       line_done(base_offset + pos, result);
       break;
     }

@@ -111,12 +111,28 @@ TEST_CASE("repair: rule c, NUL bytes outside strings", "[hardening][ingest][repa
   CHECK(rb.res.bad_lines == 0);
   CHECK(rb.res.repaired_lines == 0);
   CHECK(rb.texts == std::vector<std::string>{"one", "two"});
-  CHECK(rb.res.end_offset == 24 + 6 + 64);  // the NUL tail is consumed
+  CHECK(rb.res.end_offset == 24 + 6);  // an unterminated NUL tail is left: it may be overwritten in place
+  // When lines are later written over the padding, they are read (nothing was skipped past it).
+  TempDir tmp("repair");
+  const std::string path = tmp / "pre.jsonl";
+  std::string pre = R"({"t":"one"})" "\n" + std::string(64, '\0');
+  write_file(path, pre);
+  JsonlReader reader;
+  std::vector<std::string> seen;
+  auto collect = [&](simdjson::dom::element e, uint64_t) { seen.emplace_back(e["t"].get_string().value()); };
+  JsonlReadResult first = reader.read(path, 0, collect);
+  CHECK(first.end_offset == 12);
+  pre.replace(12, 12, R"({"t":"two"})" "\n");
+  replace_file(path, pre);
+  JsonlReadResult second = reader.read(path, first.end_offset, collect);
+  CHECK(seen == std::vector<std::string>{"one", "two"});
+  CHECK(second.end_offset == 24);
+  CHECK(second.bad_lines == 0);
   // An unterminated last line padded with NULs is taken, repaired.
   ReadBack tail = read_bytes(R"({"t":"one"})" "\n" + std::string("{\"t\":\"last\"}\0\0\0", 15));
   CHECK(tail.texts == std::vector<std::string>{"one", "last"});
   CHECK(tail.res.repaired_lines == 1);
-  CHECK(tail.res.end_offset == 12 + 15);
+  CHECK(tail.res.end_offset == 12 + 12);  // its NUL padding is left, like a NUL-only tail
   // A NUL inside a string is not touched (rule c is about padding between values).
   ReadBack in_string = read_bytes(std::string("{\"t\":\"a\0b\"}\n", 12));
   CHECK(in_string.res.repaired_lines == 0);
