@@ -175,6 +175,29 @@ TEST_CASE("index: over-long ids and a deep path never make an unbounded key", "[
   check_all();
 }
 
+TEST_CASE("index: over-long branch, model and tool names make bounded terms that filters still match",
+          "[hardening][ingest][keys]") {
+  Tree t;
+  const std::string sid = "44444444-2222-3333-4444-555555555555";
+  fs::create_directories(t.src + "/-w-proj");
+  const std::string branch = "Feature/" + std::string(600, 'B');
+  const std::string model = "claude-" + std::string(600, 'M');
+  const std::string tool = "mcp__" + std::string(600, 'T');
+  std::string line = R"({"parentUuid":null,"isSidechain":false,"type":"assistant","cwd":"/w/proj","sessionId":")" + sid +
+                     R"(","gitBranch":")" + branch + R"(","message":{"id":"m1","model":")" + model +
+                     R"(","role":"assistant","content":[{"type":"text","text":"longtermprose"},{"type":"tool_use","id":"toolu_x","name":")" +
+                     tool + R"(","input":{"q":"longtermtool"}}]},"uuid":"a1","timestamp":"2026-03-01T10:00:01.000Z"})" + "\n";
+  write_file(t.src + "/-w-proj/" + sid + ".jsonl", raw_user(sid, "u1", "longtermprompt") + line);
+  Json s = t.json({"index"});
+  CHECK(s["messages"].i == 2);
+  CHECK(t.sessions_found({"keyword", "longtermprose", "--branch", branch}) == 1);
+  CHECK(t.sessions_found({"keyword", "longtermprose", "--branch", branch + "x"}) == 0);
+  CHECK(t.sessions_found({"keyword", "longtermtool", "--tool", tool}) == 1);
+  CHECK(t.sessions_found({"keyword", "longtermtool", "--tool", tool + "x"}) == 0);
+  CHECK(t.sessions_found({"keyword", "longtermprose", "--model", model}) == 1);
+  CHECK(t.sessions_found({"list", "--branch", branch}) == 1);
+}
+
 TEST_CASE("index: a file of many tiny lines is committed in batches, every line once", "[hardening][ingest][memory]") {
   Tree t;
   const std::string sid = "22222222-2222-3333-4444-555555555555";
