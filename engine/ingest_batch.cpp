@@ -343,7 +343,16 @@ void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, Sessi
   if (TouchedSession* s = find_session(sid)) {
     apply_fact(*s, f);
   } else {
-    early_facts_[sid].push_back(std::move(f));  // the session's first message may come later in the file
+    // The session's first message may come later in the file. A title-like fact replaces an earlier
+    // one of its kind (the last one wins anyway), so facts without messages cannot pile up.
+    auto& early = early_facts_[sid];
+    auto same = std::find_if(early.begin(), early.end(), [&](const SessionFact& e) {
+      return e.kind == f.kind && f.kind != SessionFact::Kind::TurnDuration;
+    });
+    if (same != early.end())
+      *same = std::move(f);
+    else
+      early.push_back(std::move(f));
   }
 }
 
