@@ -59,12 +59,12 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
     if (!ctx.quiet)
       std::printf(
           "indexed %llu changed of %llu files (%llu unchanged, %llu unreadable, %llu deleted), %.1f MB read, "
-          "%llu bad lines, +%llu messages in %.2fs\n"
+          "%llu bad lines, %llu repaired lines, %llu oversized lines, +%llu messages in %.2fs\n"
           "index: %llu sessions, %llu messages, %llu tool calls\n",
           (unsigned long long)s.files_changed, (unsigned long long)s.files_seen, (unsigned long long)s.files_skipped,
           (unsigned long long)s.files_unreadable, (unsigned long long)s.files_deleted,
           static_cast<double>(s.bytes_read) / 1e6, (unsigned long long)s.bad_lines,
-          (unsigned long long)s.new_messages, s.seconds, (unsigned long long)s.sessions,
+          (unsigned long long)s.repaired_lines, (unsigned long long)s.oversized_lines, (unsigned long long)s.new_messages, s.seconds, (unsigned long long)s.sessions,
           (unsigned long long)s.messages, (unsigned long long)s.tool_calls);
     return 0;
   }
@@ -78,6 +78,8 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   w.key("files_unreadable"); w.value(s.files_unreadable);
   w.key("files_deleted"); w.value(s.files_deleted);
   w.key("bad_lines"); w.value(s.bad_lines);
+  w.key("repaired_lines"); w.value(s.repaired_lines);
+  w.key("oversized_lines"); w.value(s.oversized_lines);
   w.key("new_messages"); w.value(s.new_messages);
   w.key("sessions"); w.value(s.sessions);
   w.key("messages"); w.value(s.messages);

@@ -3,6 +3,7 @@
 
 #include "engine/query.h"
 #include "engine/tokenizer.h"
+#include "ingest/bounded_id.h"
 #include "ingest/timeutil.h"
 
 namespace osearch {
@@ -31,7 +32,8 @@ Filters parse_filters(const FilterArgs& a, int64_t now_ms, size_t default_limit)
       throw BadInput("usage", "--agent must be claude, omp, pi or codex, got '" + ag + "'");
     f.agents.push_back(l);
   }
-  for (const auto& s : a.session) f.sessions.push_back(ascii_lower(s));
+  // Stored session ids are bounded (ingest/bounded_id.h): a full long id is bounded alike.
+  for (const auto& s : a.session) f.sessions.push_back(ascii_lower(bounded_id(s)));
   if (!a.since.empty()) f.since_ms = parse_time(a.since, now_ms, "--since");
   if (!a.until.empty()) f.until_ms = parse_time(a.until, now_ms, "--until");
   f.branches = a.branch;

@@ -30,11 +30,25 @@ constexpr uint64_t kRepackMinBytes = 4u << 20;
 struct WorkItem {
   SourceFile file;
   FileState state;
+  FileState before;  // the state the read started from: chunk counts are added to it
 };
+
+// `st` after reading up to `r` (the counts and resume offset of the chunks so far).
+void apply_read(FileState& st, const FileState& before, const JsonlReadResult& r) {
+  st.offset = r.end_offset;
+  st.lines = before.lines + r.lines;
+  st.bad_lines = before.bad_lines + r.bad_lines;
+  st.repaired_lines = before.repaired_lines + r.repaired_lines;
+  st.oversized_lines = before.oversized_lines + r.oversized_lines;
+}
+
+std::string count_problem(const std::string& path, uint64_t n, const char* what) {
+  return path + ": " + std::to_string(n) + " " + what + (n == 1 ? " line" : " lines");
+}
 
 // A file read again from its first byte; a root agent file's session is decided again by its lines.
 void reset_for_reread(FileState& st) {
-  st.offset = st.lines = st.bad_lines = 0;
+  st.offset = st.lines = st.bad_lines = st.repaired_lines = st.oversized_lines = 0;
   if (st.kind == SourceKind::ClaudeRootAgent) st.session_id.clear();
 }
 
@@ -81,8 +95,7 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     delete_prefix(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {
       delete_prefix(txn, db.workflow_agents, std::string(key.substr(pfx.size())) + '\0');
     });
-    delete_prefix(txn, db.session_files, pfx,
-                  [&](std::string_view key, std::string_view) { paths.emplace(key.substr(pfx.size())); });
+    delete_prefix(txn, db.session_files, pfx, [&](std::string_view, std::string_view path) { paths.emplace(path); });
     if (auto v = txn.get(db.sessions, sid)) {
       if (auto rec = SessionRec::decode(*v)) {
         std::string k;
@@ -97,13 +110,13 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
   Store::put_meta_u64(txn, db, meta_key::kTextGarbage, garbage);
   txn.del(db.meta, meta_key::kInFlight);  // an interrupted batch's sessions are among `sids`
   for (const auto& path : paths) {
-    auto v = txn.get(db.files, path);
+    auto v = txn.get(db.files, file_key(path));
     if (!v) continue;
     auto st = FileState::decode(path, *v);
     if (!st) continue;
     reset_for_reread(*st);
     st->size = 0;  // never "unchanged": the next run reads it whole
-    txn.put(db.files, path, st->encode());
+    txn.put(db.files, file_key(path), st->encode());
   }
   txn.commit();
   return paths;
@@ -195,7 +208,7 @@ bool has_archived_sessions(Store& store) {
     LmdbCursor files(r, store.db().session_files);
     for (bool f = files.seek(pfx); f && files.key().substr(0, pfx.size()) == pfx; f = files.next()) {
       std::error_code ec;
-      if (std::filesystem::exists(std::string(files.key().substr(pfx.size())), ec)) {
+      if (std::filesystem::exists(std::string(files.value()), ec)) {  // the value is the full path
         any_present = true;
         break;
       }
@@ -321,7 +334,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
         continue;
       }
     }
-    work.push_back({f, st});
+    work.push_back({f, st, {}});
   }
   for (const auto& [path, st] : states) {
     if (st.deleted || discovered.count(path) || !under_root(path, roots)) continue;
@@ -342,7 +355,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
       if (!refeed.count(f.path) || queued.count(f.path)) continue;
       FileState st = states[f.path];
       reset_for_reread(st);
-      work.push_back({f, st});
+      work.push_back({f, st, {}});
     }
     std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return a.file.path < b.file.path; });
   }
@@ -356,7 +369,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   std::vector<ParseJob> jobs;
   jobs.reserve(work.size());
   for (const auto& w : work) jobs.push_back({w.file.path, w.state.offset, w.file.kind != SourceKind::ClaudeWorkflowRun});
-  ParseAhead ahead(std::move(jobs), options.flush_bytes);
+  ParseAhead ahead(std::move(jobs), options.flush_bytes, options.max_line_bytes);
   ParsedChunk chunk;
   size_t started = SIZE_MAX;
   while (ahead.next(chunk)) {
@@ -376,9 +389,20 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
       st.size = f.size;
       st.mtime_ns = f.mtime_ns;
       st.deleted = false;
+      w.before = st;
     }
     for (auto& line : chunk.lines) batch.add(f, st, line.rec, line.offset);
-    if (!chunk.last) continue;
+    if (!chunk.last) {
+      // A big file is committed in batches too: up to the chunk's last line, resumable from there.
+      if (batch.full(options.flush_bytes)) {
+        FileState partial = st;
+        apply_read(partial, w.before, chunk.result);
+        partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
+        batch.set_file_state(partial);
+        batch.flush();
+      }
+      continue;
+    }
     JsonlReadResult res = f.kind == SourceKind::ClaudeWorkflowRun
                               ? read_workflow_file(f, batch)  // one JSON document, re-read whole when it changes
                               : std::move(chunk.result);
@@ -387,17 +411,19 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
       summary.problems.push_back(res.error);
       continue;
     }
-    st.offset = res.end_offset;
-    st.lines += res.lines;
-    st.bad_lines += res.bad_lines;
+    apply_read(st, w.before, res);
     summary.bad_lines += res.bad_lines;
-    if (res.bad_lines)
-      summary.problems.push_back(f.path + ": " + std::to_string(res.bad_lines) + " bad line" +
-                                 (res.bad_lines == 1 ? "" : "s") + " skipped");
+    summary.repaired_lines += res.repaired_lines;
+    summary.oversized_lines += res.oversized_lines;
+    if (res.bad_lines) summary.problems.push_back(count_problem(f.path, res.bad_lines, "bad") + " skipped");
+    if (res.repaired_lines) summary.problems.push_back(count_problem(f.path, res.repaired_lines, "repaired"));
+    if (res.oversized_lines)
+      summary.problems.push_back(count_problem(f.path, res.oversized_lines, "oversized") + " skipped (over " +
+                                 std::to_string(options.max_line_bytes) + " bytes)");
     summary.bytes_read += res.bytes_read;
     ++summary.files_changed;
     batch.set_file_state(st);
-    if (batch.pending_bytes() >= options.flush_bytes) batch.flush();
+    if (batch.full(options.flush_bytes)) batch.flush();
     ++progress.files_done;
     progress.bytes_done += res.bytes_read;
     if (options.progress) options.progress(progress);

@@ -27,7 +27,8 @@ enum class Repack { Auto, Always, Never };
 struct IndexOptions {
   bool full = false;            // rebuild derived data from the sources (memories are kept)
   bool wait_for_lock = true;    // false: return busy=true when another indexer runs
-  size_t flush_bytes = 6u << 20;  // commit every N bytes of message text
+  size_t flush_bytes = 6u << 20;  // commit every N bytes of message text (and record overhead)
+  size_t max_line_bytes = 64u << 20;  // longer JSONL lines are skipped and counted (oversized_lines)
   Repack repack = Repack::Auto;
   std::function<void(const IndexProgress&)> progress;
 };
@@ -36,10 +37,12 @@ struct IndexSummary {
   bool busy = false;  // another indexer held the lock (wait_for_lock=false)
   uint64_t files_seen = 0, files_changed = 0, files_skipped = 0, files_unreadable = 0, files_deleted = 0;
   uint64_t bad_lines = 0, bytes_read = 0;
+  uint64_t repaired_lines = 0;   // parsed only after the repair pass (ingest/json_repair.h): indexed
+  uint64_t oversized_lines = 0;  // longer than IndexOptions::max_line_bytes: skipped
   uint64_t new_messages = 0, new_tool_calls = 0;
   uint64_t sessions = 0, messages = 0, tool_calls = 0;  // totals after the run
   double seconds = 0;
-  std::vector<std::string> problems;  // unreadable files/dirs, named with --verbose
+  std::vector<std::string> problems;  // unreadable files/dirs, bad/repaired/oversized lines: --verbose
 };
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);

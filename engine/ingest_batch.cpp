@@ -5,6 +5,7 @@
 
 #include "engine/codec.h"
 #include "engine/trace.h"
+#include "ingest/bounded_id.h"
 #include "ingest/claude.h"
 
 namespace osearch {
@@ -69,6 +70,8 @@ std::string IngestBatch::resolve_session(const SourceFile& file, FileState& stat
 void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec, uint64_t line_offset) {
   std::string sid = resolve_session(file, state, rec);
   if (sid.empty()) return;
+  pending_bytes_ += approx_bytes(rec);
+  ++pending_lines_;
   if (rec.is_message) add_message(file, sid, rec.message, line_offset);
   for (auto& f : rec.facts) add_fact(file, sid, f, line_offset);
 }
@@ -210,7 +213,6 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   }
   if (!summary.empty()) apply_summary(s, summary);
 
-  pending_bytes_ += m.text.size() + 256;
   pm.text = std::move(m.text);
   message_by_uuid_.emplace(uuid_key, messages_.size());
   sessions_by_uuid_[m.uuid].push_back(sid);
@@ -341,7 +343,16 @@ void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, Sessi
   if (TouchedSession* s = find_session(sid)) {
     apply_fact(*s, f);
   } else {
-    early_facts_[sid].push_back(std::move(f));  // the session's first message may come later in the file
+    // The session's first message may come later in the file. A title-like fact replaces an earlier
+    // one of its kind (the last one wins anyway), so facts without messages cannot pile up.
+    auto& early = early_facts_[sid];
+    auto same = std::find_if(early.begin(), early.end(), [&](const SessionFact& e) {
+      return e.kind == f.kind && f.kind != SessionFact::Kind::TurnDuration;
+    });
+    if (same != early.end())
+      *same = std::move(f);
+    else
+      early.push_back(std::move(f));
   }
 }
 
@@ -381,7 +392,7 @@ void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::strin
   if (auto it = sessions_by_uuid_.find(leaf); it != sessions_by_uuid_.end()) sids = it->second;
   {
     LmdbCursor cur(reader(), store_.db().msg_uuid);
-    std::string pfx = leaf + '\0';
+    std::string pfx = bounded_id(leaf) + '\0';
     for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next())
       sids.emplace_back(cur.key().substr(pfx.size()));
   }

@@ -45,6 +45,10 @@ class IngestBatch {
   void mark_source_deleted(const std::string& session_id, const std::string& path);
 
   size_t pending_bytes() const { return pending_bytes_; }
+  // Time to flush: `flush_bytes` of pending text and records, or kMaxBatchLines lines, whichever
+  // comes first (a million tiny lines must not pile up in one batch).
+  bool full(size_t flush_bytes) const { return pending_bytes_ >= flush_bytes || pending_lines_ >= kMaxBatchLines; }
+  static constexpr size_t kMaxBatchLines = 20000;
   bool empty() const;
   // Writes the batch; its shards may still be in flight when this returns (see flush()).
   void flush();
@@ -121,7 +125,8 @@ class IngestBatch {
   std::map<std::string, WorkflowAgentRec> workflow_agents_;  // pair_key(run, agent)
   std::map<std::string, FileState> file_states_;
   std::vector<std::pair<std::string, std::string>> deleted_sources_;
-  size_t pending_bytes_ = 0;
+  size_t pending_bytes_ = 0;  // approx_bytes of the lines added since the last flush
+  size_t pending_lines_ = 0;
   BatchCounters counters_;
 };
 

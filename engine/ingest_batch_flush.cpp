@@ -31,7 +31,10 @@ constexpr size_t kParallelShardBytes = 4u << 20;
 // run drops those sessions (their epoch goes up) and reads their files again.
 void IngestBatch::flush() {
   finish_in_flight();
-  if (empty()) return;
+  if (empty()) {
+    pending_bytes_ = pending_lines_ = 0;
+    return;
+  }
   PhaseTimer timer("flush");
   auto flight = std::make_unique<InFlight>();
   // 1. Xapian. New messages go to fresh shard databases (in parallel for big batches): a fresh
@@ -108,6 +111,7 @@ void IngestBatch::flush() {
   file_states_.clear();
   deleted_sources_.clear();
   pending_bytes_ = 0;
+  pending_lines_ = 0;
   // early_facts_ survive: their session may still appear in a later batch of the same run.
 }
 
@@ -141,9 +145,10 @@ void IngestBatch::finish() {
 void IngestBatch::write_file_states(LmdbTxn& txn, const std::map<std::string, FileState>& states) {
   const Dbis& db = store_.db();
   for (const auto& [path, st] : states) {
-    txn.put(db.files, path, st.encode());
+    txn.put(db.files, file_key(path), st.encode());
     // Every file that fed a session is named here: drops and --full's archive check find them.
-    if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), "");
+    // The value is the path (the key holds a bounded form of it).
+    if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), path);
   }
 }
 

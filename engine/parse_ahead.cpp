@@ -7,10 +7,15 @@ namespace {
 // Chunks of about this much text: big enough to amortize the hand-over, small enough that a huge
 // transcript does not sit in memory twice.
 constexpr size_t kChunkBytes = 1u << 20;
+// ...and at most this many lines, so tiny lines are handed over (and committed) in bounded runs too.
+constexpr size_t kChunkLines = 4096;
 }  // namespace
 
-ParseAhead::ParseAhead(std::vector<ParseJob> jobs, size_t max_bytes_ahead)
-    : jobs_(std::move(jobs)), max_bytes_ahead_(max_bytes_ahead), thread_(&ParseAhead::run, this) {}
+ParseAhead::ParseAhead(std::vector<ParseJob> jobs, size_t max_bytes_ahead, size_t max_line_bytes)
+    : jobs_(std::move(jobs)),
+      max_bytes_ahead_(max_bytes_ahead),
+      max_line_bytes_(max_line_bytes),
+      thread_(&ParseAhead::run, this) {}
 
 ParseAhead::~ParseAhead() {
   {
@@ -49,25 +54,30 @@ void ParseAhead::push(ParsedChunk chunk, size_t bytes) {
 
 void ParseAhead::run() {
   try {
-    JsonlReader reader;
+    JsonlReader reader(max_line_bytes_);
     for (size_t j = 0; j < jobs_.size(); ++j) {
       ParsedChunk chunk;
       chunk.job = j;
       size_t bytes = 0;
       if (jobs_[j].jsonl) {
-        chunk.result = reader.read(jobs_[j].path, jobs_[j].offset, [&](simdjson::dom::element obj, uint64_t off) {
+        auto on_object = [&](simdjson::dom::element obj, uint64_t off) {
           ParsedLine line;
           line.offset = off;
           if (!parse_claude_object(obj, line.rec)) return;
-          bytes += line.rec.message.text.size() + 256;
+          bytes += approx_bytes(line.rec);
           chunk.lines.push_back(std::move(line));
-          if (bytes >= kChunkBytes) {
-            push(std::move(chunk), bytes);
-            chunk = ParsedChunk{};
-            chunk.job = j;
-            bytes = 0;
-          }
-        });
+        };
+        // Chunks end at line boundaries, where the read could resume.
+        auto on_line_done = [&](uint64_t next_offset, const JsonlReadResult& so_far) {
+          if (bytes < kChunkBytes && chunk.lines.size() < kChunkLines) return;
+          chunk.result = so_far;
+          chunk.result.end_offset = next_offset;
+          push(std::move(chunk), bytes);
+          chunk = ParsedChunk{};
+          chunk.job = j;
+          bytes = 0;
+        };
+        chunk.result = reader.read(jobs_[j].path, jobs_[j].offset, on_object, on_line_done);
       }
       chunk.last = true;
       push(std::move(chunk), bytes);

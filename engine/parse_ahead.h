@@ -29,8 +29,10 @@ struct ParsedLine {
   uint64_t offset = 0;
 };
 
-// A run of one file's parsed lines. A file arrives as one or more chunks, the last with `last` set
-// and the read result (end offset, line counts, errors).
+// A run of one file's parsed lines. A file arrives as one or more chunks, each ending at a line
+// boundary; `result` holds the counts and the resume offset (end_offset) up to the chunk's end,
+// so a batch may be committed after any chunk. The last one has `last` set and the final result
+// (errors too).
 struct ParsedChunk {
   size_t job = 0;
   std::vector<ParsedLine> lines;
@@ -38,10 +40,12 @@ struct ParsedChunk {
   JsonlReadResult result;
 };
 
+
 class ParseAhead {
  public:
-  // Parses at most about `max_bytes_ahead` of text beyond what the consumer has taken.
-  ParseAhead(std::vector<ParseJob> jobs, size_t max_bytes_ahead);
+  // Parses at most about `max_bytes_ahead` of text beyond what the consumer has taken; JSONL lines
+  // above `max_line_bytes` are skipped and counted (JsonlReader).
+  ParseAhead(std::vector<ParseJob> jobs, size_t max_bytes_ahead, size_t max_line_bytes = kDefaultMaxLineBytes);
   ~ParseAhead();  // stops the parser and waits for it
   ParseAhead(const ParseAhead&) = delete;
   ParseAhead& operator=(const ParseAhead&) = delete;
@@ -56,6 +60,7 @@ class ParseAhead {
 
   std::vector<ParseJob> jobs_;
   const size_t max_bytes_ahead_;
+  const size_t max_line_bytes_;
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::pair<ParsedChunk, size_t>> queue_;

@@ -1,5 +1,7 @@
 #include "engine/query_parser.h"
 
+#include "ingest/bounded_id.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
@@ -104,7 +106,8 @@ class Parser {
     } else if (field == "model") {
       q = substring_terms(db_, prefix::kModel, v);
     } else if (field == "session") {
-      q = Xapian::Query(Xapian::Query::OP_WILDCARD, boolean_term(prefix::kSession, v));
+      // Session ids are stored bounded (ingest/bounded_id.h): a full long id must be bounded alike.
+      q = Xapian::Query(Xapian::Query::OP_WILDCARD, boolean_term(prefix::kSession, bounded_id(value)));
     } else if (field == "role") {
       q = Xapian::Query(boolean_term(prefix::kRole, v));
     } else if (field == "tool") {

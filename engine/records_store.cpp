@@ -1,6 +1,7 @@
 #include "engine/records_store.h"
 
 #include "engine/codec.h"
+#include "ingest/bounded_id.h"
 
 namespace osearch {
 namespace {
@@ -242,13 +243,15 @@ std::string FileState::encode() const {
   e.u64(lines);
   e.u64(bad_lines);
   e.b(deleted);
+  e.u64(repaired_lines);
+  e.u64(oversized_lines);
+  e.str(path);  // the key holds a bounded form of it (file_key)
   return e.take();
 }
 
-std::optional<FileState> FileState::decode(std::string_view path, std::string_view bytes) {
+std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string_view bytes) {
   Decoder d(bytes);
   FileState f;
-  f.path = std::string(path);
   f.kind = static_cast<SourceKind>(d.u64());
   for (std::string* s : {&f.agent, &f.project, &f.session_id, &f.agent_id}) *s = std::string(d.str());
   for (uint64_t* v : {&f.dev, &f.ino, &f.size}) *v = d.u64();
@@ -257,14 +260,15 @@ std::optional<FileState> FileState::decode(std::string_view path, std::string_vi
   f.lines = d.u64();
   f.bad_lines = d.u64();
   f.deleted = d.b();
+  f.repaired_lines = d.u64();
+  f.oversized_lines = d.u64();
+  f.path = std::string(d.str());
   if (!d.ok()) return std::nullopt;
   return f;
 }
 
 std::string message_key(std::string_view session_id, int64_t ts_ms, uint32_t tag, uint64_t line_offset) {
-  std::string k;
-  k.reserve(session_id.size() + 21);
-  k.append(session_id);
+  std::string k = bounded_id(session_id);
   k.push_back('\0');
   put_be64(k, sortable_i64(ts_ms));
   put_be32(k, tag);
@@ -284,13 +288,13 @@ int64_t timestamp_of_message_key(std::string_view key) {
 }
 
 std::string pair_key(std::string_view a, std::string_view b) {
-  std::string k;
-  k.reserve(a.size() + b.size() + 1);
-  k.append(a);
+  std::string k = bounded_id(a);
   k.push_back('\0');
-  k.append(b);
+  k.append(bounded_id(b));
   return k;
 }
+
+std::string file_key(std::string_view path) { return bounded_id(path); }
 
 uint32_t file_tag(std::string_view path) {
   uint32_t h = 2166136261u;  // FNV-1a: stable across runs and machines

@@ -104,17 +104,21 @@ struct FileState {
   uint64_t dev = 0, ino = 0, size = 0;
   int64_t mtime_ns = 0;
   uint64_t offset = 0;  // byte after the last complete line consumed
-  uint64_t lines = 0, bad_lines = 0;
+  uint64_t lines = 0, bad_lines = 0, repaired_lines = 0, oversized_lines = 0;
   bool deleted = false;
   std::string encode() const;
-  static std::optional<FileState> decode(std::string_view path, std::string_view bytes);
+  static std::optional<FileState> decode(std::string_view key, std::string_view bytes);  // path from the value
 };
 
 // Key builders. Message keys order a session's messages by time, then file, then line.
 std::string message_key(std::string_view session_id, int64_t ts_ms, uint32_t file_tag, uint64_t line_offset);
 std::string session_of_message_key(std::string_view key);
 int64_t timestamp_of_message_key(std::string_view key);
-std::string pair_key(std::string_view a, std::string_view b);  // a \0 b
+// Every key part is bounded (ingest/bounded_id.h) so no key reaches LMDB's 511-byte limit: ids
+// arrive bounded from ingest/, paths and project names are bounded here. A record whose key holds
+// a bounded part keeps the full value in its value (FileState::path, session_files' value).
+std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 bounded(b)
+std::string file_key(std::string_view path);                   // key of `files`
 uint32_t file_tag(std::string_view path);
 
 }  // namespace osearch

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "engine/codec.h"
+#include "ingest/bounded_id.h"
 #include "engine/trace.h"
 
 #include <fcntl.h>
@@ -24,16 +25,9 @@ bool wants_positions(const MessageRec& m) {
 }  // namespace
 
 std::string boolean_term(std::string_view pfx, std::string_view value) {
-  std::string t(pfx);
-  t.append(ascii_lower(value));
-  if (t.size() > 240) {
-    // Keep a readable head and make the tail unique.
-    size_t h = std::hash<std::string_view>{}(value);
-    t.resize(200);
-    t.append("#");
-    t.append(std::to_string(h));
-  }
-  return t;
+  // Xapian refuses terms over ~245 bytes: a long value keeps a readable head and a hash of the
+  // whole (lower-cased, like the head, so a query in any case meets it; ingest/bounded_id.h).
+  return std::string(pfx) + bounded_id(ascii_lower(value), kMaxBooleanTermBytes - pfx.size());
 }
 
 std::string time_value(int64_t ms) {

@@ -57,7 +57,9 @@ std::string epoch_value(uint32_t epoch);
 // Is `doc` a current document? (Title documents always are.)
 bool is_live(const Xapian::Document& doc, const SessionEpochs& epochs);
 
-// A boolean term, lower-cased, hashed when it would pass Xapian's 245-byte term limit.
+// A boolean term, lower-cased; bounded to kMaxBooleanTermBytes (Xapian's limit is ~245 bytes) by
+// hashing the tail of a longer value, identically on the index and the query side.
+inline constexpr size_t kMaxBooleanTermBytes = 240;
 std::string boolean_term(std::string_view pfx, std::string_view value);
 std::string time_value(int64_t ms);
 

@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "ingest/bounded_id.h"
 #include "ingest/timeutil.h"
 
 namespace osearch {
@@ -184,7 +185,7 @@ void parse_user_content(element obj, element content, Message& m) {
       any_text = true;
     } else if (type == "tool_result") {
       ToolResult r;
-      r.tool_use_id = std::string(str_field(b, "tool_use_id"));
+      r.tool_use_id = bounded_id(str_field(b, "tool_use_id"));
       r.is_error = bool_field(b, "is_error");
       element c;
       if (b["content"].get(c) == simdjson::SUCCESS) collect_result_text(c, m.text);
@@ -206,13 +207,13 @@ void parse_user_content(element obj, element content, Message& m) {
           if (r.file_path.empty()) r.file_path = std::string(fp);
       std::string_view run = str_field(tur, "runId");
       if (!run.empty()) {
-        m.workflow_run_id = std::string(run);
+        m.workflow_run_id = bounded_id(run);
         m.workflow_task_id = std::string(str_field(tur, "taskId"));
         m.workflow_status = std::string(str_field(tur, "status"));
       }
       std::string_view agent = str_field(tur, "agentId");
       if (!agent.empty()) {
-        m.spawned_agent_id = std::string(agent);
+        m.spawned_agent_id = bounded_id(agent);
         m.spawned_duration_ms = int_field(tur, "totalDurationMs");
         m.spawned_total_tokens = int_field(tur, "totalTokens");
       }
@@ -243,7 +244,7 @@ void parse_assistant_content(element content, Message& m) {
       has_thinking = has_thinking || !t.empty();
     } else if (type == "tool_use") {
       ToolCall call;
-      call.id = std::string(str_field(b, "id"));
+      call.id = bounded_id(str_field(b, "id"));
       call.name = std::string(str_field(b, "name"));
       element input;
       if (b["input"].get(input) == simdjson::SUCCESS) {
@@ -284,14 +285,14 @@ size_t skip_ide_context(std::string_view text) {
 }
 
 bool parse_message(element obj, std::string_view type, Message& m) {
-  m.uuid = std::string(str_field(obj, "uuid"));
+  m.uuid = bounded_id(str_field(obj, "uuid"));
   if (m.uuid.empty()) return false;
   m.type = std::string(type);
-  m.parent_uuid = std::string(str_field(obj, "parentUuid"));
-  m.logical_parent_uuid = std::string(str_field(obj, "logicalParentUuid"));
+  m.parent_uuid = bounded_id(str_field(obj, "parentUuid"));
+  m.logical_parent_uuid = bounded_id(str_field(obj, "logicalParentUuid"));
   if (auto ts = parse_iso8601_ms(str_field(obj, "timestamp"))) m.timestamp_ms = *ts;
   m.is_sidechain = bool_field(obj, "isSidechain");
-  m.agent_id = std::string(str_field(obj, "agentId"));
+  m.agent_id = bounded_id(str_field(obj, "agentId"));
   m.cwd = std::string(str_field(obj, "cwd"));
   m.git_branch = std::string(str_field(obj, "gitBranch"));
   m.version = std::string(str_field(obj, "version"));
@@ -307,7 +308,7 @@ bool parse_message(element obj, std::string_view type, Message& m) {
     m.role = Role::Assistant;
     if (has_message) {
       m.model = std::string(str_field(message, "model"));
-      m.api_message_id = std::string(str_field(message, "id"));
+      m.api_message_id = bounded_id(str_field(message, "id"));
       parse_usage(message, m.usage);
     }
     if (has_content) parse_assistant_content(content, m);
@@ -342,7 +343,7 @@ bool is_meta_user_text(std::string_view text) {
 
 bool parse_claude_object(element obj, LineRecords& out) {
   std::string_view type = str_field(obj, "type");
-  out.session_id_field = std::string(str_field(obj, "sessionId"));
+  out.session_id_field = bounded_id(str_field(obj, "sessionId"));
   if (type == "user" || type == "assistant") {
     out.is_message = parse_message(obj, type, out.message);
     return out.is_message;
@@ -357,7 +358,7 @@ bool parse_claude_object(element obj, LineRecords& out) {
   } else if (type == "summary") {
     fact.kind = SessionFact::Kind::Summary;
     fact.text = std::string(str_field(obj, "summary"));
-    fact.ref_uuid = std::string(str_field(obj, "leafUuid"));
+    fact.ref_uuid = bounded_id(str_field(obj, "leafUuid"));
   } else if (type == "last-prompt") {
     fact.kind = SessionFact::Kind::LastPrompt;
     fact.text = std::string(str_field(obj, "lastPrompt"));
@@ -365,7 +366,7 @@ bool parse_claude_object(element obj, LineRecords& out) {
     std::string_view subtype = str_field(obj, "subtype");
     if (subtype == "turn_duration") {
       fact.kind = SessionFact::Kind::TurnDuration;
-      fact.ref_uuid = std::string(str_field(obj, "parentUuid"));
+      fact.ref_uuid = bounded_id(str_field(obj, "parentUuid"));
       fact.value = int_field(obj, "durationMs");
     } else if (subtype == "away_summary") {
       fact.kind = SessionFact::Kind::AwaySummary;
@@ -394,7 +395,7 @@ std::optional<SubagentMeta> read_subagent_meta(const std::string& path) {
   SubagentMeta m;
   m.agent_type = std::string(str_field(doc, "agentType"));
   m.description = std::string(str_field(doc, "description"));
-  m.tool_use_id = std::string(str_field(doc, "toolUseId"));
+  m.tool_use_id = bounded_id(str_field(doc, "toolUseId"));
   return m;
 }
 
@@ -409,7 +410,7 @@ std::optional<WorkflowRun> read_workflow_json(const std::string& path) {
   simdjson::dom::element doc;
   if (parser.parse(json).get(doc) != simdjson::SUCCESS || !doc.is_object()) return std::nullopt;
   WorkflowRun run;
-  run.run_id = std::string(str_field(doc, "runId"));
+  run.run_id = bounded_id(str_field(doc, "runId"));
   if (run.run_id.empty()) return std::nullopt;
   run.task_id = std::string(str_field(doc, "taskId"));
   run.name = std::string(str_field(doc, "workflowName"));
@@ -425,7 +426,7 @@ std::optional<WorkflowRun> read_workflow_json(const std::string& path) {
     for (element item : progress) {
       if (str_field(item, "type") != "workflow_agent" || str_field(item, "agentId").empty()) continue;
       WorkflowAgent a;
-      a.agent_id = std::string(str_field(item, "agentId"));
+      a.agent_id = bounded_id(str_field(item, "agentId"));
       a.phase = std::string(str_field(item, "phaseTitle"));
       a.label = std::string(str_field(item, "label"));
       a.model = std::string(str_field(item, "model"));

@@ -1,5 +1,7 @@
 #include "ingest/claude_layout.h"
 
+#include "ingest/bounded_id.h"
+
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -30,7 +32,7 @@ bool fill_stat(SourceFile& f) {
 std::string agent_id_of(std::string_view file_name) {
   std::string_view stem = file_name.substr(0, file_name.size() - 6);
   if (stem.substr(0, 6) == "agent-") stem.remove_prefix(6);
-  return std::string(stem);
+  return bounded_id(stem);
 }
 
 std::vector<fs::directory_entry> list_dir(const fs::path& dir, std::vector<std::string>& errors) {
@@ -85,12 +87,12 @@ DiscoveryResult discover_claude(const std::string& root) {
           f.agent_id = agent_id_of(name);
         } else {
           f.kind = SourceKind::ClaudeMain;
-          f.session_id = name.substr(0, name.size() - 6);
+          f.session_id = bounded_id(std::string_view(name).substr(0, name.size() - 6));
         }
         r.files.push_back(std::move(f));
       } else if (e.is_directory(ec)) {
         SourceFile sub = proto;
-        sub.session_id = name;
+        sub.session_id = bounded_id(name);
         for (const auto& wf : list_dir(e.path() / "workflows", r.errors)) {
           std::string wname = wf.path().filename().string();
           if (!wf.is_regular_file(ec) || !ends_with(wname, ".json")) continue;
@@ -107,7 +109,7 @@ DiscoveryResult discover_claude(const std::string& root) {
         for (const auto& run : list_dir(workflows, r.errors)) {
           if (!run.is_directory(ec)) continue;
           SourceFile wf = sub;
-          wf.workflow_run = run.path().filename().string();
+          wf.workflow_run = bounded_id(run.path().filename().string());
           add_agent_files(run.path(), wf, SourceKind::ClaudeWorkflowAgent, r.files, r.errors);
         }
       }

@@ -20,9 +20,10 @@ struct Fd {
   }
 };
 
+// Blank: spaces, tabs, CRs and NULs (the padding of preallocated files) only.
 bool is_blank(const char* p, size_t len) {
   for (size_t i = 0; i < len; ++i)
-    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r') return false;
+    if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r' && p[i] != '\0') return false;
   return true;
 }
 
@@ -36,19 +37,33 @@ bool JsonlReader::parse_object(const char* p, size_t len, simdjson::dom::element
   return true;
 }
 
+bool JsonlReader::parse_or_repair(const char* p, size_t len, simdjson::dom::element& out, bool& repaired) {
+  repaired = false;
+  if (parse_object(p, len, out)) return true;
+  // Costs nothing for lines that parse: only a rejected line is copied and repaired.
+  if (!repair_.repair(std::string_view(p, len), repaired_)) return false;
+  const size_t n = repaired_.size();
+  repaired_.append(simdjson::SIMDJSON_PADDING, ' ');
+  repaired = parse_object(repaired_.data(), n, out);
+  repaired_.resize(n);
+  return repaired;
+}
+
 void JsonlReader::parse_line(const char* line, size_t len, uint64_t line_offset,
                              const JsonObjectHandler& on_object, JsonlReadResult& result) {
   simdjson::dom::element obj;
-  if (parse_object(line, len, obj)) {
+  bool repaired = false;
+  if (parse_or_repair(line, len, obj, repaired)) {
     ++result.objects;
+    if (repaired) ++result.repaired_lines;
     on_object(obj, line_offset);
     return;
   }
   // Glued objects: a raw `}{"` cannot occur inside a JSON string (quotes there are escaped), so
-  // every occurrence is an object boundary.
+  // every occurrence is an object boundary. Each piece gets its own repair pass.
   std::string_view sv(line, len);
   size_t start = 0;
-  bool split = false;
+  bool split = false, any_repaired = false;
   while (start < len) {
     size_t cut = sv.find("}{\"", start);
     size_t end = cut == std::string_view::npos ? len : cut + 1;
@@ -56,8 +71,9 @@ void JsonlReader::parse_line(const char* line, size_t len, uint64_t line_offset,
     if (!split) break;
     scratch_.assign(line + start, end - start);
     scratch_.append(simdjson::SIMDJSON_PADDING, ' ');
-    if (parse_object(scratch_.data(), end - start, obj)) {
+    if (parse_or_repair(scratch_.data(), end - start, obj, repaired)) {
       ++result.objects;
+      any_repaired |= repaired;
       on_object(obj, line_offset);
     } else {
       ++result.bad_lines;
@@ -65,6 +81,7 @@ void JsonlReader::parse_line(const char* line, size_t len, uint64_t line_offset,
     start = end;
   }
   if (!split) ++result.bad_lines;
+  if (any_repaired) ++result.repaired_lines;
 }
 
 size_t JsonlReader::parse_buffer(const char* data, size_t size, bool at_eof, uint64_t base_offset,
@@ -77,31 +94,52 @@ size_t JsonlReader::parse_buffer(const char* data, size_t size, bool at_eof, uin
       if (!at_eof) break;
       size_t len = size - pos;
       if (is_blank(data + pos, len)) {
+        // NUL padding may be a preallocated tail that is overwritten in place later: leave it, so
+        // the next run reads those bytes again. Plain blanks are consumed.
+        if (std::memchr(data + pos, '\0', len) != nullptr) break;
         pos = size;
+        line_done(base_offset + pos, result);
         break;
       }
+      if (len > max_line_bytes_) break;  // read() counts it as oversized
       simdjson::dom::element obj;
-      if (!parse_object(data + pos, len, obj)) break;  // half-written: wait for more bytes
+      bool repaired = false;
+      if (!parse_or_repair(data + pos, len, obj, repaired)) break;  // half-written: wait for more bytes
       ++result.lines;
       ++result.objects;
+      if (repaired) ++result.repaired_lines;
       on_object(obj, base_offset + pos);
-      pos = size;
+      // Trailing NUL padding stays unconsumed (see above): the line itself is taken.
+      while (len > 0 && data[pos + len - 1] == '\0') --len;
+      pos += len;
+      line_done(base_offset + pos, result);
       break;
     }
     size_t end = static_cast<const char*>(nl) - data;
     size_t len = end - pos;
     if (!is_blank(data + pos, len)) {
       ++result.lines;
-      parse_line(data + pos, len, base_offset + pos, on_object, result);
+      if (len > max_line_bytes_) {
+        ++result.oversized_lines;  // whole in the buffer (a test's small limit): skipped all the same
+      } else {
+        parse_line(data + pos, len, base_offset + pos, on_object, result);
+      }
     }
     pos = end + 1;
+    line_done(base_offset + pos, result);
   }
   return pos;
 }
 
-JsonlReadResult JsonlReader::read(const std::string& path, uint64_t offset, const JsonObjectHandler& on_object) {
+JsonlReadResult JsonlReader::read(const std::string& path, uint64_t offset, const JsonObjectHandler& on_object,
+                                  const LineDoneHandler& on_line_done) {
   JsonlReadResult result;
   result.end_offset = offset;
+  on_line_done_ = &on_line_done;
+  struct Unset {
+    const LineDoneHandler*& p;
+    ~Unset() { p = nullptr; }
+  } unset{on_line_done_};
   Fd f;
   f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (f.fd < 0) {
@@ -119,11 +157,13 @@ JsonlReadResult JsonlReader::read(const std::string& path, uint64_t offset, cons
   if (offset >= file_size) return result;
 
   std::string buf;
-  uint64_t read_pos = offset;     // next byte to read from the file
-  uint64_t buf_base = offset;     // file offset of buf[0]
+  uint64_t read_pos = offset;  // next byte to read from the file
+  uint64_t buf_base = offset;  // file offset of buf[0]
   size_t filled = 0;
-  size_t want = kChunkBytes;
+  bool skipping = false;  // inside an oversized line: drop bytes up to its newline
   while (read_pos < file_size) {
+    // A partial line grows the buffer, but never past max_line_bytes + 1 (then it is oversized).
+    size_t want = filled == 0 ? kChunkBytes : std::min(std::max(kChunkBytes, filled), max_line_bytes_ + 1 - filled);
     size_t room = std::min<uint64_t>(want, file_size - read_pos);
     buf.resize(filled + room + simdjson::SIMDJSON_PADDING);
     ssize_t n = ::pread(f.fd, buf.data() + filled, room, static_cast<off_t>(read_pos));
@@ -138,18 +178,33 @@ JsonlReadResult JsonlReader::read(const std::string& path, uint64_t offset, cons
     read_pos += static_cast<uint64_t>(n);
     result.bytes_read += static_cast<uint64_t>(n);
     std::memset(buf.data() + filled, ' ', simdjson::SIMDJSON_PADDING);
-    bool at_eof = read_pos >= file_size;
-    size_t used = parse_buffer(buf.data(), filled, at_eof, buf_base, on_object, result);
+    size_t start = 0;
+    if (skipping) {
+      const void* nl = std::memchr(buf.data(), '\n', filled);
+      if (nl == nullptr) {  // still inside it; end_offset stays at its start
+        buf_base += filled;
+        filled = 0;
+        continue;
+      }
+      start = static_cast<const char*>(nl) - buf.data() + 1;
+      skipping = false;
+      result.end_offset = buf_base + start;
+      line_done(result.end_offset, result);
+    }
+    const bool at_eof = read_pos >= file_size;
+    size_t used = start + parse_buffer(buf.data() + start, filled - start, at_eof, buf_base + start, on_object, result);
     buf_base += used;
     result.end_offset = buf_base;
-    if (used < filled) {
-      std::memmove(buf.data(), buf.data() + used, filled - used);
-      filled -= used;
-      // A line longer than the chunk: read the next chunk on top of it.
-      if (used == 0) want = std::max(want, filled);
-    } else {
+    filled -= used;
+    if (used > 0 && filled > 0) std::memmove(buf.data(), buf.data() + used, filled);
+    if (filled > max_line_bytes_) {
+      ++result.lines;
+      ++result.oversized_lines;
+      if (at_eof) break;  // unterminated: left for the next run, and reported again then
+      skipping = true;
+      buf_base += filled;
       filled = 0;
-      want = kChunkBytes;
+      buf = std::string();  // give the big buffer back
     }
   }
   return result;

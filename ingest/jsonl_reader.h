@@ -3,7 +3,11 @@
 // Contract (SPEC §7): only complete lines are consumed. A line ends at '\n'; a final line without a
 // newline is taken only when it already parses as JSON (real copies often lack the last newline),
 // otherwise it is left for the next run. Glued objects (`…}{"type":…`) are split and each parsed.
-// Bad JSON is skipped and counted, never fatal. The caller stores `end_offset` as the resume point.
+// A line simdjson rejects gets one repair pass (ingest/json_repair.h); if that parses, it is used
+// and counted as repaired. Bad JSON is skipped and counted, never fatal. A line of only NULs and
+// blanks is an empty line. A line longer than `max_line_bytes` is skipped unread and counted as
+// oversized, so one line never costs more memory than that. The caller stores `end_offset` as the
+// resume point.
 #pragma once
 
 #include <cstdint>
@@ -13,26 +17,40 @@
 
 #include <simdjson.h>
 
+#include "ingest/json_repair.h"
+
 namespace osearch {
 
+// Lines above this are skipped and counted (oversized_lines): indexing memory stays a small
+// multiple of it whatever a transcript holds.
+inline constexpr size_t kDefaultMaxLineBytes = 64u << 20;
+
 struct JsonlReadResult {
-  uint64_t end_offset = 0;  // byte after the last consumed line
-  uint64_t lines = 0;       // complete non-blank lines consumed
-  uint64_t objects = 0;     // JSON objects handed to the callback
-  uint64_t bad_lines = 0;   // lines (or glued pieces) that did not parse as a JSON object
+  uint64_t end_offset = 0;      // byte after the last consumed line
+  uint64_t lines = 0;           // complete non-blank lines consumed
+  uint64_t objects = 0;         // JSON objects handed to the callback
+  uint64_t bad_lines = 0;       // lines (or glued pieces) that did not parse as a JSON object
+  uint64_t repaired_lines = 0;  // lines that parsed only after the repair pass
+  uint64_t oversized_lines = 0; // lines longer than max_line_bytes, skipped
   uint64_t bytes_read = 0;
-  bool ok = true;           // false: the file could not be opened/read (error says why)
+  bool ok = true;  // false: the file could not be opened/read (error says why)
   std::string error;
 };
 
 // Called once per JSON object; `line_offset` is the byte offset of the line that held it.
 using JsonObjectHandler = std::function<void(simdjson::dom::element object, uint64_t line_offset)>;
+// Called after each consumed line (blank, bad and oversized ones too): `next_offset` is where a
+// resumed read would start, `so_far` the counts up to and including that line.
+using LineDoneHandler = std::function<void(uint64_t next_offset, const JsonlReadResult& so_far)>;
 
 class JsonlReader {
  public:
+  explicit JsonlReader(size_t max_line_bytes = kDefaultMaxLineBytes) : max_line_bytes_(max_line_bytes) {}
+
   // Reads `path` from `offset` to its current end, in bounded chunks (a line longer than a chunk
-  // grows the buffer for that line only).
-  JsonlReadResult read(const std::string& path, uint64_t offset, const JsonObjectHandler& on_object);
+  // grows the buffer for that line only, up to max_line_bytes).
+  JsonlReadResult read(const std::string& path, uint64_t offset, const JsonObjectHandler& on_object,
+                       const LineDoneHandler& on_line_done = {});
 
   // Splits and parses one buffer; exposed for tests and microbenchmarks. `data` must have
   // simdjson::SIMDJSON_PADDING readable bytes after `size`. Returns bytes consumed.
@@ -43,9 +61,18 @@ class JsonlReader {
   void parse_line(const char* line, size_t len, uint64_t line_offset, const JsonObjectHandler& on_object,
                   JsonlReadResult& result);
   bool parse_object(const char* p, size_t len, simdjson::dom::element& out);
+  // parse_object, then (on failure) the repair pass; `repaired` says which one succeeded.
+  bool parse_or_repair(const char* p, size_t len, simdjson::dom::element& out, bool& repaired);
+  void line_done(uint64_t next_offset, const JsonlReadResult& result) {
+    if (on_line_done_ && *on_line_done_) (*on_line_done_)(next_offset, result);
+  }
 
+  const size_t max_line_bytes_;
+  const LineDoneHandler* on_line_done_ = nullptr;  // set during read()
   simdjson::dom::parser parser_;
-  std::string scratch_;  // padded copy for glued pieces
+  JsonLineRepair repair_;
+  std::string scratch_;   // padded copy for glued pieces
+  std::string repaired_;  // padded output of the repair pass
 };
 
 }  // namespace osearch

@@ -102,4 +102,8 @@ struct LineRecords {
   std::string session_id_field;  // the line's sessionId (root agent files attach by it)
 };
 
+// What a line's records cost in memory until they are written, roughly: their texts plus a fixed
+// overhead per record. Parsing ahead and write batches are both bounded by it.
+size_t approx_bytes(const LineRecords& rec);
+
 }  // namespace osearch

@@ -1,0 +1,81 @@
+// Bounded identifiers (ingest/bounded_id.h) and the Claude adapter's use of them and of the
+// repair pass: a transcript field of any length leaves ingest/ as a bounded, deterministic id.
+#include "ingest/bounded_id.h"
+
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "ingest/claude.h"
+#include "ingest/jsonl_reader.h"
+#include "test_util.h"
+
+using namespace osearch;
+using namespace osearch_test;
+
+TEST_CASE("bounded_id: short ids untouched, long ones bounded, deterministic and distinct", "[hardening][ingest][keys]") {
+  const std::string uuid = "b3edadab-bca0-4054-9b41-f7ffa6941260";
+  CHECK(bounded_id(uuid) == uuid);
+  CHECK(bounded_id(std::string(kMaxIdBytes, 'x')) == std::string(kMaxIdBytes, 'x'));
+  const std::string a = std::string(600, 'u');
+  const std::string b = std::string(599, 'u') + "v";
+  CHECK(bounded_id(a).size() <= kMaxIdBytes);
+  CHECK(bounded_id(a) == bounded_id(a));
+  CHECK(bounded_id(a) != bounded_id(b));  // differ only in the tail
+  CHECK(bounded_id(bounded_id(a)) == bounded_id(a));  // idempotent: keys built twice agree
+  CHECK(bounded_id(a).substr(0, 100) == a.substr(0, 100));  // a readable head
+  // The head is cut on a UTF-8 boundary.
+  std::string cjk;
+  for (int i = 0; i < 100; ++i) cjk += "\xE4\xBD\xA0";
+  const std::string bc = bounded_id(cjk);
+  CHECK(bc.size() <= kMaxIdBytes);
+  CHECK((bc.size() - 33) % 3 == 0);
+  // A smaller bound (Xapian boolean terms use one).
+  CHECK(bounded_id(a, 100).size() <= 100);
+}
+
+TEST_CASE("claude adapter: over-long ids come out bounded", "[hardening][ingest][keys]") {
+  const std::string long_id = std::string(600, 'i');
+  const std::string line = R"({"type":"assistant","sessionId":")" + long_id + R"(","uuid":")" + long_id +
+                           R"(","parentUuid":")" + long_id + R"(","agentId":")" + long_id +
+                           R"(","message":{"id":")" + long_id +
+                           R"(","role":"assistant","content":[{"type":"tool_use","id":")" + long_id +
+                           R"(","name":"Bash","input":{"command":"ls"}}]}})";
+  simdjson::dom::parser parser;
+  simdjson::dom::element doc;
+  REQUIRE(parser.parse(line).get(doc) == simdjson::SUCCESS);
+  LineRecords rec;
+  REQUIRE(parse_claude_object(doc, rec));
+  const std::string want = bounded_id(long_id);
+  CHECK(rec.session_id_field == want);
+  CHECK(rec.message.uuid == want);
+  CHECK(rec.message.parent_uuid == want);
+  CHECK(rec.message.agent_id == want);
+  CHECK(rec.message.api_message_id == want);
+  REQUIRE(rec.message.tool_calls.size() == 1);
+  CHECK(rec.message.tool_calls[0].id == want);
+  LineRecords summary;
+  REQUIRE(parser.parse(R"({"type":"summary","summary":"T","leafUuid":")" + long_id + "\"}").get(doc) == simdjson::SUCCESS);
+  parse_claude_object(doc, summary);
+  REQUIRE(summary.facts.size() == 1);
+  CHECK(summary.facts[0].ref_uuid == want);
+}
+
+TEST_CASE("claude adapter: a repaired line keeps its message and tool calls", "[hardening][ingest][repair]") {
+  TempDir tmp("repair");
+  const std::string path = tmp / "t.jsonl";
+  write_file(path, std::string(R"({"type":"assistant","sessionId":"s","uuid":"a1","message":{"id":"m","role":"assistant",)"
+                               R"("content":[{"type":"text","text":"bad \ud800 and )" "\xFF" R"( here"},)"
+                               R"({"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"ls","n":1e999}}]}})") +
+                       "\n");
+  JsonlReader reader;
+  LineRecords rec;
+  bool kept = false;
+  JsonlReadResult res = reader.read(path, 0, [&](simdjson::dom::element e, uint64_t) { kept = parse_claude_object(e, rec); });
+  CHECK(res.repaired_lines == 1);
+  CHECK(res.bad_lines == 0);
+  REQUIRE(kept);
+  CHECK(rec.message.text.find("bad \xEF\xBF\xBD and \xEF\xBF\xBD here") != std::string::npos);
+  REQUIRE(rec.message.tool_calls.size() == 1);
+  CHECK(rec.message.tool_calls[0].input_json.find("\"1e999\"") != std::string::npos);
+}
