@@ -9,6 +9,7 @@
 #include <xapian.h>
 
 #include "cli/commands.h"
+#include "engine/errors.h"
 #include "engine/store.h"
 
 using namespace osearch;
@@ -112,6 +113,9 @@ int main(int argc, char** argv) {
   } catch (const BadInput& e) {
     report_error(have_ctx ? &ctx : nullptr, e.kind, e.what());
     return 2;
+  } catch (const IndexError& e) {  // no-space, read-only
+    report_error(have_ctx ? &ctx : nullptr, e.kind(), e.what());
+    return 1;
   } catch (const StoreMissing& e) {
     report_error(have_ctx ? &ctx : nullptr, "no-index", e.what());
     return 1;

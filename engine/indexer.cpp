@@ -3,11 +3,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <map>
 #include <filesystem>
 #include <set>
+#include <system_error>
 
 #include "engine/codec.h"
+#include "engine/errors.h"
 #include "engine/trace.h"
 #include "engine/ingest_batch.h"
 #include "engine/store.h"
@@ -228,17 +231,13 @@ bool worth_repacking(const Store& store, const IndexSummary& s) {
   return s.new_messages * 4 >= s.messages || st.free_pages * 10 > used * 3;
 }
 
-}  // namespace
+bool stop_requested(const IndexOptions& options) { return options.should_stop && options.should_stop(); }
 
-IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
+IndexSummary index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
+                              const IndexOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   PhaseTimer timer("index");
   IndexSummary summary;
-  WriterLock lock(index_dir, options.wait_for_lock);
-  if (!lock.locked()) {
-    summary.busy = true;
-    return summary;
-  }
   Store store(index_dir, Store::Mode::Write);
   const Dbis& db = store.db();
   bool schema_changed;
@@ -296,11 +295,18 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   for (const auto& root : roots) {
     if (root.agent != "claude") continue;
     DiscoveryResult d = discover_claude(root.dir);
+    summary.dirs_unreadable += d.errors.size();
+    summary.files_unreadable += d.file_errors.size();
     for (auto& e : d.errors) summary.problems.push_back(std::move(e));
+    for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
     for (auto& f : d.files) files.push_back(std::move(f));
   }
 
   timer.mark("discover");
+  if (stop_requested(options)) {
+    summary.interrupted = true;
+    return summary;
+  }
   IngestBatch batch(store, log, xapian, layout);
   std::vector<WorkItem> work;
   std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
@@ -364,6 +370,11 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     const SourceFile& f = w.file;
     FileState& st = w.state;
     if (started != chunk.job) {
+      // Between two files the batch holds whole files only: a clean place to stop.
+      if (stop_requested(options)) {
+        summary.interrupted = true;
+        break;
+      }
       started = chunk.job;
       st.path = f.path;
       st.kind = f.kind;
@@ -400,12 +411,13 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     if (batch.pending_bytes() >= options.flush_bytes) batch.flush();
     ++progress.files_done;
     progress.bytes_done += res.bytes_read;
+    progress.file = f.path;
     if (options.progress) options.progress(progress);
   }
   batch.finish();
   timer.mark("ingest");
   timer.memory();
-  compact_shards(store, xapian, layout);
+  if (!summary.interrupted) compact_shards(store, xapian, layout);
 
   summary.new_messages = batch.counters().messages;
   summary.new_tool_calls = batch.counters().tool_calls;
@@ -415,17 +427,65 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     summary.messages = Store::entries(r, db.messages);
     summary.tool_calls = Store::entries(r, db.tool_calls);
   }
-  if (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary))) {
-    // Everything is committed already: a failed repack (say, no room for the copy) leaves the index
-    // as it was, so it is reported, not fatal.
+  if (!summary.interrupted &&
+      (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary)))) {
+    // Everything is committed already: a failed repack leaves the index as it was, so it is
+    // reported, not fatal, unless the disk is full (which the user must hear about).
     try {
       repack_records(store);
+    } catch (const NoSpace&) {
+      throw;
+    } catch (const LmdbError& e) {
+      if (write_failed_for_space(e.code, store.dir()))
+        throw NoSpace(no_space_message(store.dir(), std::string("LMDB repack: ") + e.what()));
+      summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
     } catch (const std::exception& e) {
       summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
     }
   }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return summary;
+}
+
+// Xapian keeps the errno of a failed write only as text: in its error string, or inside the
+// message when the failure was wrapped ("Modifications failed (… (No space left on device))").
+bool names_no_space(const Xapian::Error& e) {
+  const char* errno_text = e.get_error_string();
+  const std::string text = e.get_description() + " " + (errno_text ? errno_text : "");
+  return text.find(std::strerror(ENOSPC)) != std::string::npos || text.find(std::strerror(EDQUOT)) != std::string::npos;
+}
+
+}  // namespace
+
+IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
+  IndexSummary summary;
+  auto read_only = [&](const std::string& why) {
+    if (!options.skip_if_read_only)
+      throw ReadOnlyIndex("the index at " + index_dir + " is read-only (" + why +
+                          "): `osearch index` cannot update it; queries answer from it as it is");
+    summary.read_only = true;
+    return summary;
+  };
+  std::string why;
+  if (!index_writable(index_dir, why)) return read_only(why);
+  try {
+    WriterLock lock(index_dir, options.wait_for_lock, options.should_stop);
+    if (!lock.locked()) {
+      (options.wait_for_lock ? summary.interrupted : summary.busy) = true;
+      return summary;
+    }
+    return index_under_lock(index_dir, roots, options);
+  } catch (const IndexError& e) {
+    if (dynamic_cast<const ReadOnlyIndex*>(&e)) return read_only(e.what());
+    throw;
+  } catch (const Xapian::Error& e) {
+    if (names_no_space(e)) throw NoSpace(no_space_message(index_dir, "Xapian: " + e.get_description()));
+    throw;
+  } catch (const std::system_error& e) {  // std::filesystem and friends
+    if (e.code().category() == std::generic_category() || e.code().category() == std::system_category())
+      if (is_no_space(e.code().value())) throw NoSpace(no_space_message(index_dir, e.what()));
+    throw;
+  }
 }
 
 }  // namespace osearch
