@@ -58,4 +58,11 @@ struct IndexSummary {
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);
 
+namespace detail {
+// The run itself, with the writer lock held (engine/indexer.cpp); run_index (engine/index_run.cpp)
+// takes the lock and maps the errors.
+IndexSummary index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
+                              const IndexOptions& options);
+}  // namespace detail
+
 }  // namespace osearch
