@@ -1,6 +1,10 @@
 // `osearch index` and `osearch status`.
+#include <signal.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <map>
@@ -8,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/terminal_text.h"
+#include "engine/errors.h"
 #include "engine/reader.h"
 #include "ingest/timeutil.h"
 
@@ -31,42 +36,91 @@ void print_progress(const IndexProgress& p) {
   std::fflush(stderr);
 }
 
-}  // namespace
+// The one piece of global state a signal handler requires: the stop signal that arrived (0: none).
+std::atomic<int> g_stop_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "written by a signal handler");
 
-int cmd_index(const Context& ctx, const IndexArgs& args) {
-  IndexOptions opts;
-  opts.full = args.full;
-  opts.wait_for_lock = true;
-  const bool show_progress = ctx.stderr_tty && !ctx.quiet;
-  if (show_progress) opts.progress = print_progress;
-  IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
-  if (show_progress) std::fprintf(stderr, "\r\033[K");
-  if (args.watch) {
-    // Polling keeps to stat calls on an unchanged corpus; Ctrl-C ends it.
-    opts.full = false;
-    opts.progress = nullptr;
-    for (;;) {
-      ::sleep(2);
-      IndexSummary again = run_index(ctx.index_dir, ctx.roots, opts);
-      if (again.files_changed && !ctx.quiet)
-        std::fprintf(stderr, "osearch: +%llu messages from %llu files\n", (unsigned long long)again.new_messages,
-                     (unsigned long long)again.files_changed);
-    }
+extern "C" void on_stop_signal(int sig) {
+  g_stop_signal.store(sig, std::memory_order_relaxed);
+  // A second SIGINT or SIGTERM kills at once; the index recovers from that as from kill -9.
+  struct sigaction dfl {};
+  dfl.sa_handler = SIG_DFL;
+  ::sigaction(SIGINT, &dfl, nullptr);
+  ::sigaction(SIGTERM, &dfl, nullptr);
+}
+
+// While alive, the first SIGINT or SIGTERM asks `osearch index` to stop at the next file boundary
+// (run_index polls requested() through IndexOptions::should_stop).
+class StopSignals {
+ public:
+  StopSignals() {
+    g_stop_signal.store(0);
+    struct sigaction sa {};
+    sa.sa_handler = on_stop_signal;
+    // Both blocked while it runs: a second signal finds the default action restored and kills.
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sa.sa_flags = SA_RESTART;  // reads and writes resume after the handler; sleep() returns early
+    ::sigaction(SIGINT, &sa, &old_int_);
+    ::sigaction(SIGTERM, &sa, &old_term_);
   }
+  ~StopSignals() {
+    ::sigaction(SIGINT, &old_int_, nullptr);
+    ::sigaction(SIGTERM, &old_term_, nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+  int signal() const { return g_stop_signal.load(std::memory_order_relaxed); }
+  bool requested() const { return signal() != 0; }
+
+ private:
+  struct sigaction old_int_ {}, old_term_ {};
+};
+
+// `--watch` reports the work of all its runs, and the state after the last one.
+void add_run(IndexSummary& total, const IndexSummary& run) {
+  total.files_changed += run.files_changed;
+  total.files_deleted += run.files_deleted;
+  total.bad_lines += run.bad_lines;
+  total.repaired_lines += run.repaired_lines;
+  total.oversized_lines += run.oversized_lines;
+  total.bytes_read += run.bytes_read;
+  total.new_messages += run.new_messages;
+  total.new_tool_calls += run.new_tool_calls;
+  if (run.busy) return;  // another indexer ran: this run saw nothing
+  total.files_seen = run.files_seen;
+  total.files_skipped = run.files_skipped;
+  total.files_unreadable = run.files_unreadable;
+  total.dirs_unreadable = run.dirs_unreadable;
+  total.problems = run.problems;
+  total.sessions = run.sessions;
+  total.messages = run.messages;
+  total.tool_calls = run.tool_calls;
+}
+
+void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary& s, int stop_signal) {
+  const char* signal_name = stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
   if (ctx.verbose)
     for (const auto& p : s.problems) std::fprintf(stderr, "osearch: %s\n", terminal_safe(p, LineBreaks::Visible).c_str());
+  else if (!s.problems.empty() && !ctx.quiet && ctx.format == Format::Text)
+    std::fprintf(stderr, "osearch: %zu problem%s (unreadable files or dirs, bad lines); --verbose names them\n",
+                 s.problems.size(), s.problems.size() == 1 ? "" : "s");
   if (ctx.format == Format::Text) {
-    if (!ctx.quiet)
-      std::printf(
-          "indexed %llu changed of %llu files (%llu unchanged, %llu unreadable, %llu deleted), %.1f MB read, "
-          "%llu bad lines, %llu repaired lines, %llu oversized lines, +%llu messages in %.2fs\n"
-          "index: %llu sessions, %llu messages, %llu tool calls\n",
-          (unsigned long long)s.files_changed, (unsigned long long)s.files_seen, (unsigned long long)s.files_skipped,
-          (unsigned long long)s.files_unreadable, (unsigned long long)s.files_deleted,
-          static_cast<double>(s.bytes_read) / 1e6, (unsigned long long)s.bad_lines,
-          (unsigned long long)s.repaired_lines, (unsigned long long)s.oversized_lines, (unsigned long long)s.new_messages, s.seconds, (unsigned long long)s.sessions,
-          (unsigned long long)s.messages, (unsigned long long)s.tool_calls);
-    return 0;
+    if (ctx.quiet) return;
+    std::printf(
+        "indexed %llu changed of %llu files (%llu unchanged, %llu unreadable, %llu deleted), %llu unreadable dirs, "
+        "%.1f MB read, %llu bad lines, %llu repaired lines, %llu oversized lines, +%llu messages in %.2fs\n"
+        "index: %llu sessions, %llu messages, %llu tool calls\n",
+        (unsigned long long)s.files_changed, (unsigned long long)s.files_seen, (unsigned long long)s.files_skipped,
+        (unsigned long long)s.files_unreadable, (unsigned long long)s.files_deleted,
+        (unsigned long long)s.dirs_unreadable, static_cast<double>(s.bytes_read) / 1e6,
+        (unsigned long long)s.bad_lines, (unsigned long long)s.repaired_lines, (unsigned long long)s.oversized_lines,
+        (unsigned long long)s.new_messages, s.seconds, (unsigned long long)s.sessions,
+        (unsigned long long)s.messages, (unsigned long long)s.tool_calls);
+    if (s.interrupted)
+      std::printf("stopped by %s: what was read is committed; `osearch index` goes on from there\n", signal_name);
+    return;
   }
   JsonWriter w;
   w.begin_object();
@@ -77,6 +131,7 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   w.key("files_skipped"); w.value(s.files_skipped);
   w.key("files_unreadable"); w.value(s.files_unreadable);
   w.key("files_deleted"); w.value(s.files_deleted);
+  w.key("dirs_unreadable"); w.value(s.dirs_unreadable);
   w.key("bad_lines"); w.value(s.bad_lines);
   w.key("repaired_lines"); w.value(s.repaired_lines);
   w.key("oversized_lines"); w.value(s.oversized_lines);
@@ -86,6 +141,11 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   w.key("tool_calls"); w.value(s.tool_calls);
   w.key("bytes_read"); w.value(s.bytes_read);
   w.key("seconds"); w.value(s.seconds);
+  w.key("interrupted"); w.value(s.interrupted);
+  if (s.interrupted) {
+    w.key("signal");
+    w.value(signal_name);
+  }
   if (ctx.verbose) {
     w.key("problems");
     w.begin_array();
@@ -94,7 +154,47 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   }
   w.end_object();
   std::printf("%s\n", w.str().c_str());
-  return 0;
+}
+
+}  // namespace
+
+// SIGTERM (a service manager, `timeout`, kill) is a request to stop: exit 0 once the summary is
+// printed. SIGINT (Ctrl-C) exits 130, as shells and tools like git and rg do, so a script running
+// `osearch index` in a loop sees it was interrupted.
+int cmd_index(const Context& ctx, const IndexArgs& args) {
+  const auto t0 = std::chrono::steady_clock::now();
+  StopSignals stop;
+  IndexOptions opts;
+  opts.full = args.full;
+  opts.wait_for_lock = true;
+  opts.should_stop = [&stop] { return stop.requested(); };
+  const bool show_progress = ctx.stderr_tty && !ctx.quiet && !ctx.verbose;
+  if (show_progress) opts.progress = print_progress;
+  if (ctx.verbose)  // names each file as it is done
+    opts.progress = [](const IndexProgress& p) {
+      std::fprintf(stderr, "osearch: read %s\n", terminal_safe(p.file, LineBreaks::Visible).c_str());
+    };
+  IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
+  if (show_progress) std::fprintf(stderr, "\r\033[K");
+  if (args.watch && !stop.requested()) {
+    // Polling keeps to stat calls on an unchanged corpus.
+    opts.full = false;
+    if (!ctx.verbose) opts.progress = nullptr;
+    if (!ctx.quiet) std::fprintf(stderr, "osearch: watching for changes every 2 s (Ctrl-C or SIGTERM stops)\n");
+    while (!stop.requested()) {
+      ::sleep(2);  // a signal cuts it short
+      if (stop.requested()) break;
+      IndexSummary again = run_index(ctx.index_dir, ctx.roots, opts);
+      add_run(s, again);
+      if (again.files_changed && !ctx.quiet)
+        std::fprintf(stderr, "osearch: +%llu messages from %llu files\n", (unsigned long long)again.new_messages,
+                     (unsigned long long)again.files_changed);
+    }
+    s.interrupted = true;
+  }
+  s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  print_summary(ctx, args, s, stop.signal());
+  return s.interrupted && stop.signal() == SIGINT ? 130 : 0;
 }
 
 uint64_t refresh_before_query(const Context& ctx, bool& stale) {
@@ -102,9 +202,17 @@ uint64_t refresh_before_query(const Context& ctx, bool& stale) {
   if (ctx.no_refresh) return 0;
   IndexOptions opts;
   opts.wait_for_lock = false;  // a running indexer keeps going; we answer from the committed state
-  IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
-  stale = s.busy;
-  return s.files_changed + s.files_deleted;
+  opts.skip_if_read_only = true;  // a backup or another user's index: answer from it as it is
+  try {
+    IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
+    stale = s.busy || s.read_only;
+    return s.files_changed + s.files_deleted;
+  } catch (const NoSpace& e) {
+    // What was committed is consistent: answer from it, flagged stale, and say why.
+    if (!ctx.quiet) std::fprintf(stderr, "osearch: warning: the index was not refreshed: %s\n", e.what());
+    stale = true;
+    return 0;
+  }
 }
 
 int cmd_status(const Context& ctx) {

@@ -10,6 +10,7 @@
 
 #include "cli/commands.h"
 #include "cli/verbatim_args.h"
+#include "engine/errors.h"
 #include "engine/store.h"
 
 using namespace osearch;
@@ -139,6 +140,10 @@ int main(int argc, char** argv) {
     Context c = err_ctx();
     report_error(&c, e.kind, e.what());
     return 2;
+  } catch (const IndexError& e) {  // no-space, read-only
+    Context c = err_ctx();
+    report_error(&c, e.kind(), e.what());
+    return 1;
   } catch (const StoreMissing& e) {
     Context c = err_ctx();
     report_error(&c, "no-index", e.what());

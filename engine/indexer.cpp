@@ -8,6 +8,7 @@
 #include <set>
 
 #include "engine/codec.h"
+#include "engine/errors.h"
 #include "engine/trace.h"
 #include "engine/ingest_batch.h"
 #include "engine/store.h"
@@ -241,17 +242,15 @@ bool worth_repacking(const Store& store, const IndexSummary& s) {
   return s.new_messages * 4 >= s.messages || st.free_pages * 10 > used * 3;
 }
 
+bool stop_requested(const IndexOptions& options) { return options.should_stop && options.should_stop(); }
+
 }  // namespace
 
-IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
+IndexSummary detail::index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
+                              const IndexOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   PhaseTimer timer("index");
   IndexSummary summary;
-  WriterLock lock(index_dir, options.wait_for_lock);
-  if (!lock.locked()) {
-    summary.busy = true;
-    return summary;
-  }
   Store store(index_dir, Store::Mode::Write);
   const Dbis& db = store.db();
   bool schema_changed;
@@ -309,11 +308,18 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   for (const auto& root : roots) {
     if (root.agent != "claude") continue;
     DiscoveryResult d = discover_claude(root.dir);
+    summary.dirs_unreadable += d.errors.size();
+    summary.files_unreadable += d.file_errors.size();
     for (auto& e : d.errors) summary.problems.push_back(std::move(e));
+    for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
     for (auto& f : d.files) files.push_back(std::move(f));
   }
 
   timer.mark("discover");
+  if (stop_requested(options)) {
+    summary.interrupted = true;
+    return summary;
+  }
   IngestBatch batch(store, log, xapian, layout);
   std::vector<WorkItem> work;
   std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
@@ -377,6 +383,11 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     const SourceFile& f = w.file;
     FileState& st = w.state;
     if (started != chunk.job) {
+      // Between two files the batch holds whole files only: a clean place to stop.
+      if (stop_requested(options)) {
+        summary.interrupted = true;
+        break;
+      }
       started = chunk.job;
       st.path = f.path;
       st.kind = f.kind;
@@ -426,12 +437,13 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     if (batch.full(options.flush_bytes)) batch.flush();
     ++progress.files_done;
     progress.bytes_done += res.bytes_read;
+    progress.file = f.path;
     if (options.progress) options.progress(progress);
   }
   batch.finish();
   timer.mark("ingest");
   timer.memory();
-  compact_shards(store, xapian, layout);
+  if (!summary.interrupted) compact_shards(store, xapian, layout);
 
   summary.new_messages = batch.counters().messages;
   summary.new_tool_calls = batch.counters().tool_calls;
@@ -441,11 +453,18 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     summary.messages = Store::entries(r, db.messages);
     summary.tool_calls = Store::entries(r, db.tool_calls);
   }
-  if (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary))) {
-    // Everything is committed already: a failed repack (say, no room for the copy) leaves the index
-    // as it was, so it is reported, not fatal.
+  if (!summary.interrupted &&
+      (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary)))) {
+    // Everything is committed already: a failed repack leaves the index as it was, so it is
+    // reported, not fatal, unless the disk is full (which the user must hear about).
     try {
       repack_records(store);
+    } catch (const NoSpace&) {
+      throw;
+    } catch (const LmdbError& e) {
+      if (write_failed_for_space(e.code, store.dir()))
+        throw NoSpace(no_space_message(store.dir(), std::string("LMDB repack: ") + e.what()));
+      summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
     } catch (const std::exception& e) {
       summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
     }

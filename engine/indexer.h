@@ -1,11 +1,15 @@
 // `osearch index`: stat every source file, read only the bytes past each file's stored offset,
 // re-read whole the files that shrank or were replaced, keep vanished files' sessions as
 // source_deleted. Queries call the same refresh (lazy freshness) with wait=false.
+//
+// Errors: ReadOnlyIndex when the index cannot be written, NoSpace when the disk fills up
+// (engine/errors.h); what was committed before either stays consistent.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace osearch {
@@ -18,6 +22,7 @@ struct SourceRoot {
 struct IndexProgress {
   size_t files_done = 0, files_total = 0;
   uint64_t bytes_done = 0, bytes_total = 0;
+  std::string_view file;  // the file just read
 };
 
 // Rewrite LMDB compactly at the end of the run (engine/store_repack.h)? Auto: after a run that
@@ -31,11 +36,20 @@ struct IndexOptions {
   size_t max_line_bytes = 64u << 20;  // longer JSONL lines are skipped and counted (oversized_lines)
   Repack repack = Repack::Auto;
   std::function<void(const IndexProgress&)> progress;
+  // A query's lazy refresh: a read-only index is answered as it is (summary.read_only) instead of
+  // failing with ReadOnlyIndex.
+  bool skip_if_read_only = false;
+  // Polled between files: true ends the run cleanly. What was read so far is committed (the next
+  // run goes on from there); the end-of-run compaction and repack are left for the next run.
+  std::function<bool()> should_stop;
 };
 
 struct IndexSummary {
   bool busy = false;  // another indexer held the lock (wait_for_lock=false)
+  bool read_only = false;    // the index is not writable: nothing done (skip_if_read_only)
+  bool interrupted = false;  // should_stop ended the run early
   uint64_t files_seen = 0, files_changed = 0, files_skipped = 0, files_unreadable = 0, files_deleted = 0;
+  uint64_t dirs_unreadable = 0;  // source dirs that could not be listed (a source root that is not a dir too)
   uint64_t bad_lines = 0, bytes_read = 0;
   uint64_t repaired_lines = 0;   // parsed only after the repair pass (ingest/json_repair.h): indexed
   uint64_t oversized_lines = 0;  // longer than IndexOptions::max_line_bytes: skipped
@@ -46,5 +60,12 @@ struct IndexSummary {
 };
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);
+
+namespace detail {
+// The run itself, with the writer lock held (engine/indexer.cpp); run_index (engine/index_run.cpp)
+// takes the lock and maps the errors.
+IndexSummary index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
+                              const IndexOptions& options);
+}  // namespace detail
 
 }  // namespace osearch

@@ -6,12 +6,28 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <string>
+
+#include "engine/errors.h"
 
 namespace osearch {
 namespace {
 void check(int rc, const char* what) {
   if (rc != MDB_SUCCESS) throw LmdbError(what, rc);
 }
+
+// For calls that write: a full disk becomes NoSpace. LMDB passes write errors through as errno
+// values (positive; its own codes are negative), except a short write, which it reports as EIO.
+void check_write(int rc, const char* what, MDB_env* env) {
+  if (rc == MDB_SUCCESS) return;
+  const char* dir = nullptr;
+  if (rc > 0 && env && mdb_env_get_path(env, &dir) == MDB_SUCCESS && dir && write_failed_for_space(rc, dir))
+    throw NoSpace(no_space_message(std::string(dir) + "/data.mdb", std::string(what) + ": " + mdb_strerror(rc)));
+  throw LmdbError(what, rc);
+}
+
+MDB_env* env_of(MDB_txn* txn) { return txn ? mdb_txn_env(txn) : nullptr; }
+MDB_env* env_of(MDB_cursor* cur) { return cur ? env_of(mdb_cursor_txn(cur)) : nullptr; }
 }  // namespace
 
 LmdbEnv::~LmdbEnv() { close(); }
@@ -31,7 +47,10 @@ void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, uns
     check(mdb_env_set_maxreaders(env_, 256), "mdb_env_set_maxreaders");
     unsigned flags = MDB_NOTLS | MDB_NORDAHEAD | extra_flags;
     if (read_only) flags |= MDB_RDONLY;
-    check(mdb_env_open(env_, dir.c_str(), flags, 0600), ("mdb_env_open " + dir).c_str());
+    const int rc = mdb_env_open(env_, dir.c_str(), flags, 0600);
+    if (rc > 0 && is_no_space(rc))  // creating data.mdb or lock.mdb
+      throw NoSpace(no_space_message(dir, "mdb_env_open: " + std::string(mdb_strerror(rc))));
+    check(rc, ("mdb_env_open " + dir).c_str());
   } catch (...) {
     close();  // a handle whose open failed must only be closed
     throw;
@@ -74,7 +93,8 @@ LmdbTxn::~LmdbTxn() {
 void LmdbTxn::commit() {
   MDB_txn* t = txn_;
   txn_ = nullptr;
-  check(mdb_txn_commit(t), "mdb_txn_commit");
+  MDB_env* env = env_of(t);
+  check_write(mdb_txn_commit(t), "mdb_txn_commit", env);
 }
 
 void LmdbTxn::abort() {
@@ -98,7 +118,7 @@ std::optional<std::string_view> LmdbTxn::get(MDB_dbi dbi, std::string_view key) 
 
 void LmdbTxn::put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags) {
   MDB_val k = to_val(key), v = to_val(value);
-  check(mdb_put(txn_, dbi, &k, &v, flags), "mdb_put");
+  check_write(mdb_put(txn_, dbi, &k, &v, flags), "mdb_put", env_of(txn_));  // may spill pages to disk
 }
 
 bool LmdbTxn::del(MDB_dbi dbi, std::string_view key) {
@@ -132,7 +152,7 @@ bool LmdbCursor::prev() { return move(MDB_PREV); }
 void LmdbCursor::del() { check(mdb_cursor_del(cur_, 0), "mdb_cursor_del"); }
 void LmdbCursor::put(const MDB_val& key, const MDB_val& value, unsigned flags) {
   MDB_val k = key, v = value;
-  check(mdb_cursor_put(cur_, &k, &v, flags), "mdb_cursor_put");
+  check_write(mdb_cursor_put(cur_, &k, &v, flags), "mdb_cursor_put", env_of(cur_));
 }
 
 }  // namespace osearch

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "engine/errors.h"
 #include "engine/text_index.h"
 #include "engine/trace.h"
 
@@ -56,8 +57,9 @@ void ShardWrite::write(size_t t) {
     for (const auto& e : fs::directory_iterator(dir)) {
       int fd = ::open(e.path().c_str(), O_RDONLY | O_CLOEXEC);
       if (fd >= 0) {
-        ::fdatasync(fd);
+        const int rc = ::fdatasync(fd), err = errno;
         ::close(fd);
+        if (rc != 0) throw_write_error(err, "fdatasync", e.path().string());
       }
     }
     timer.mark("sync");

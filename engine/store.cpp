@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/codec.h"
+#include "engine/errors.h"
 
 namespace osearch {
 
@@ -34,6 +35,18 @@ bool is_env_name(std::string_view name) {
 // the pointer itself.
 bool is_records_entry(std::string_view name) {
   return name != kPointer && (name == "records" || name.rfind("records-", 0) == 0 || name.rfind("records.", 0) == 0);
+}
+
+// Write access for this process's effective ids (a read-only mount fails with EROFS).
+bool writable(const std::string& path) { return ::faccessat(AT_FDCWD, path.c_str(), W_OK, AT_EACCESS) == 0; }
+
+bool is_permission_error(int err) { return err == EACCES || err == EPERM || err == EROFS; }
+
+// Can a reader take a slot in lock.mdb (open it read-write, or create it)?
+bool lock_file_usable(const std::string& env_dir) {
+  const std::string lock = env_dir + "/lock.mdb";
+  if (::faccessat(AT_FDCWD, lock.c_str(), R_OK | W_OK, AT_EACCESS) == 0) return true;
+  return errno == ENOENT && writable(env_dir);
 }
 
 void fsync_dir(const std::string& dir) {
@@ -73,7 +86,8 @@ void remove_stale_envs(const std::string& dir, const std::string& keep) {
 void make_private_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create " + dir + ": " + ec.message());
+  if (ec && is_permission_error(ec.value())) throw ReadOnlyIndex("cannot create " + dir + ": " + ec.message());
+  if (ec) throw_write_error(ec.value(), "cannot create", dir);
   ::chmod(dir.c_str(), 0700);
 }
 
@@ -102,14 +116,14 @@ void set_current_records(const std::string& dir, const std::string& name) {
   if (!is_env_name(name)) throw std::invalid_argument("not an LMDB dir name: " + name);
   const std::string tmp = dir + "/" + kPointer + ".tmp", path = dir + "/" + kPointer;
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
+  if (fd < 0) throw_write_error(errno, "open", tmp);
   const std::string content = name + "\n";
   errno = 0;
   bool ok = ::fchmod(fd, 0600) == 0 && ::write(fd, content.data(), content.size()) == static_cast<ssize_t>(content.size()) &&
             ::fsync(fd) == 0;
   int err = errno ? errno : EIO;  // (a short write leaves errno alone)
   ::close(fd);
-  if (!ok) throw std::runtime_error(tmp + ": " + std::strerror(err));
+  if (!ok) throw_write_error(err, "write", tmp);
   if (::rename(tmp.c_str(), path.c_str()) != 0) throw std::runtime_error("rename " + tmp + ": " + std::strerror(errno));
   fsync_dir(dir);
 }
@@ -144,8 +158,10 @@ void Store::open() {
     try {
       if (!std::filesystem::exists(env_dir_ + "/data.mdb"))
         throw StoreMissing("no index at " + dir_ + " (run `osearch index`)");
-      // Readers need a writable lock.mdb for their reader slot; the data file is opened as is.
-      env_.open(env_dir_, false, kMaxDbs);
+      // Readers never write data.mdb. Their slots live in lock.mdb; when this process cannot write
+      // it (a read-only mount, another user's index, a read-only backup), LMDB runs without locks:
+      // sound while nobody writes the index meanwhile (ARCHITECTURE.md, "Read-only indexes").
+      env_.open(env_dir_, true, kMaxDbs, lock_file_usable(env_dir_) ? 0 : MDB_NOLOCK);
       open_dbs();
       return;
     } catch (const std::exception&) {
@@ -207,16 +223,53 @@ size_t Store::entries(const LmdbTxn& txn, MDB_dbi dbi) {
   return st.ms_entries;
 }
 
-WriterLock::WriterLock(const std::string& dir, bool wait) {
+bool index_writable(const std::string& dir, std::string& why) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::string probe = dir;  // a missing index is created under its nearest existing parent
+  while (!fs::exists(probe, ec)) {
+    std::string parent = fs::path(probe).parent_path().string();
+    if (parent.empty() || parent == probe) break;
+    probe = std::move(parent);
+  }
+  if (!writable(probe)) {
+    why = probe + ": " + std::strerror(errno);
+    return false;
+  }
+  if (probe != dir) return true;
+  std::string name = "records";
+  try {
+    name = current_records_name(dir);
+  } catch (const std::exception&) {
+    // A damaged pointer is the writer's to report.
+  }
+  const std::string env_dir = dir + "/" + name;
+  for (const std::string& part : {dir + "/writer.lock", dir + "/text.log", dir + "/text.idx", env_dir,
+                                  env_dir + "/data.mdb", env_dir + "/lock.mdb"}) {
+    if (writable(part) || errno == ENOENT) continue;
+    why = part + ": " + std::strerror(errno);
+    return false;
+  }
+  return true;
+}
+
+WriterLock::WriterLock(const std::string& dir, bool wait, const std::function<bool()>& give_up) {
   make_private_dir(dir);
   std::string path = dir + "/writer.lock";
   fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw std::runtime_error(path + ": " + std::strerror(errno));
-  int rc;
-  do {
-    rc = ::flock(fd_, LOCK_EX | (wait ? 0 : LOCK_NB));
-  } while (rc != 0 && errno == EINTR);
-  locked_ = rc == 0;
+  if (fd_ < 0 && is_permission_error(errno)) throw ReadOnlyIndex(path + ": " + std::strerror(errno));
+  if (fd_ < 0) throw_write_error(errno, "open", path);
+  // With a give_up callback the wait polls, so that a stop request is heard while another indexer runs.
+  const bool poll = wait && give_up;
+  for (;;) {
+    if (::flock(fd_, LOCK_EX | (wait && !poll ? 0 : LOCK_NB)) == 0) {
+      locked_ = true;
+      return;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EWOULDBLOCK || !poll || give_up()) return;
+    ::usleep(50000);
+  }
 }
 
 WriterLock::~WriterLock() {

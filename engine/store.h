@@ -17,6 +17,7 @@
 
 #include <lmdb.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -46,7 +47,8 @@ class Store {
   static constexpr unsigned kMaxDbs = 32;
   // Opens the index at `dir`. Write mode (only under the WriterLock) creates it (0700 dirs, 0600
   // files) and removes LMDB dirs records.current does not name (left by an interrupted repack).
-  // Read mode on a missing index throws StoreMissing.
+  // Read mode on a missing index throws StoreMissing. Read mode writes nothing but lock.mdb: LMDB is
+  // opened MDB_RDONLY, plus MDB_NOLOCK when lock.mdb cannot be written (a read-only index).
   Store(const std::string& dir, Mode mode);
   const std::string& dir() const { return dir_; }
   // The LMDB directory in use: <dir>/records or the one records.current names.
@@ -85,8 +87,10 @@ struct StoreMissing : std::runtime_error {
 // Exclusive flock on <index>/writer.lock; released by the destructor (or by the kernel on a crash).
 class WriterLock {
  public:
-  // wait=false: returns an unlocked object when another process holds it.
-  WriterLock(const std::string& dir, bool wait);
+  // wait=false: returns an unlocked object when another process holds it. While waiting,
+  // `give_up` (if set) is polled and true ends the wait unlocked. Throws ReadOnlyIndex when the
+  // lock file cannot be opened for writing.
+  WriterLock(const std::string& dir, bool wait, const std::function<bool()>& give_up = {});
   ~WriterLock();
   WriterLock(const WriterLock&) = delete;
   WriterLock& operator=(const WriterLock&) = delete;
@@ -97,7 +101,12 @@ class WriterLock {
   bool locked_ = false;
 };
 
-// Creates `dir` (and parents) with mode 0700.
+// Can this process write the index at `dir` (or create it)? When not, `why` names the part that
+// is not writable. Queries then open it read-only; `index` refuses (ReadOnlyIndex).
+bool index_writable(const std::string& dir, std::string& why);
+
+// Creates `dir` (and parents) with mode 0700. Throws ReadOnlyIndex when it may not, NoSpace when
+// the disk is full.
 void make_private_dir(const std::string& dir);
 
 }  // namespace osearch

@@ -9,18 +9,20 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "engine/errors.h"
+
 namespace osearch {
 namespace {
 
 constexpr size_t kBufferLimit = 4u << 20;
 
-void write_all(int fd, const std::string& buf) {
+void write_all(int fd, const std::string& buf, const std::string& path) {
   size_t done = 0;
   while (done < buf.size()) {
     ssize_t n = ::write(fd, buf.data() + done, buf.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      throw std::runtime_error(std::string("text log write: ") + std::strerror(errno));
+      throw_write_error(errno, "write", path);
     }
     done += static_cast<size_t>(n);
   }
@@ -63,8 +65,10 @@ TextLogWriter::~TextLogWriter() {
 }
 
 void TextLogWriter::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries) {
-  log_fd_ = open_file(dir + "/text.log");
-  idx_fd_ = open_file(dir + "/text.idx");
+  log_path_ = dir + "/text.log";
+  idx_path_ = dir + "/text.idx";
+  log_fd_ = open_file(log_path_);
+  idx_fd_ = open_file(idx_path_);
   if (::ftruncate(log_fd_, static_cast<off_t>(committed_bytes)) != 0 ||
       ::ftruncate(idx_fd_, static_cast<off_t>(committed_entries * 8)) != 0)
     throw std::runtime_error(std::string("text log truncate: ") + std::strerror(errno));
@@ -89,16 +93,17 @@ uint64_t TextLogWriter::append(std::string_view key, uint8_t flags, std::string_
 }
 
 void TextLogWriter::flush_buffers() {
-  write_all(log_fd_, log_buf_);
-  write_all(idx_fd_, idx_buf_);
+  write_all(log_fd_, log_buf_, log_path_);
+  write_all(idx_fd_, idx_buf_, idx_path_);
   log_buf_.clear();
   idx_buf_.clear();
 }
 
 void TextLogWriter::sync() {
   flush_buffers();
-  ::fdatasync(log_fd_);
-  ::fdatasync(idx_fd_);
+  // LMDB points into these bytes after this: a failed sync (ENOSPC on NFS, EIO) must stop the run.
+  if (::fdatasync(log_fd_) != 0) throw_write_error(errno, "fdatasync", log_path_);
+  if (::fdatasync(idx_fd_) != 0) throw_write_error(errno, "fdatasync", idx_path_);
 }
 
 bool TextLogReader::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries) {

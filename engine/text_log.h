@@ -63,6 +63,7 @@ class TextLogWriter {
  private:
   void flush_buffers();
   int log_fd_ = -1, idx_fd_ = -1;
+  std::string log_path_, idx_path_;
   uint64_t bytes_ = 0, entries_ = 0;
   std::string log_buf_, idx_buf_;
 };

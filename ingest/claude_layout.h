@@ -30,10 +30,12 @@ struct SourceFile {
 
 struct DiscoveryResult {
   std::vector<SourceFile> files;  // sorted by path
-  std::vector<std::string> errors;  // unreadable directories
+  std::vector<std::string> errors;       // "<dir>: <reason>": directories that could not be listed
+  std::vector<std::string> file_errors;  // "<file>: <reason>": transcripts that could not be stat'ed
 };
 
-// Walks `root` (a Claude projects dir). A missing root yields nothing and no error.
+// Walks `root` (a Claude projects dir). A missing root yields nothing and no error (SPEC §2); a
+// root that is not a directory, and every directory or file that cannot be read, is an error.
 DiscoveryResult discover_claude(const std::string& root);
 
 // Sidecar `<agent file minus .jsonl>.meta.json` path for a subagent transcript.

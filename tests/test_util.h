@@ -6,6 +6,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -228,6 +229,7 @@ struct RunOptions {
   std::string cwd;              // working directory of the child ("" = inherit)
   std::chrono::milliseconds timeout{120000};  // SIGKILL after this long
   std::string binary;           // "" = OSEARCH_BINARY
+  int run_as_uid = -1;          // >= 0: the child takes this uid (and gid) before exec (needs root)
 };
 
 namespace detail {
@@ -299,6 +301,12 @@ inline RunResult run_process(const std::string& path, const std::vector<std::str
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    if (opt.run_as_uid >= 0 && (::setgroups(0, nullptr) != 0 || ::setgid(static_cast<gid_t>(opt.run_as_uid)) != 0 ||
+                                ::setuid(static_cast<uid_t>(opt.run_as_uid)) != 0)) {
+      int e = errno;
+      (void)!::write(exec_pipe[1], &e, sizeof e);
+      ::_exit(127);
+    }
     if (!opt.cwd.empty() && ::chdir(opt.cwd.c_str()) != 0) {
       int e = errno;
       (void)!::write(exec_pipe[1], &e, sizeof e);
