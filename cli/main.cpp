@@ -9,6 +9,7 @@
 #include <xapian.h>
 
 #include "cli/commands.h"
+#include "engine/index_damage.h"
 #include "engine/store.h"
 
 using namespace osearch;
@@ -58,6 +59,7 @@ int main(int argc, char** argv) {
   index->add_flag("--watch", index_args.watch, "keep indexing as files change");
 
   auto* status = app.add_subcommand("status", "index location, sizes, counts, freshness");
+  auto* check = app.add_subcommand("check", "verify every part of the index (read-only); exit 1 naming what is damaged");
 
   SearchArgs kw;
   auto* keyword = app.add_subcommand("keyword", "ranked full-text search (BM25)");
@@ -88,6 +90,7 @@ int main(int argc, char** argv) {
     have_ctx = true;
     if (*index) return cmd_index(ctx, index_args);
     if (*status) return cmd_status(ctx);
+    if (*check) return cmd_check(ctx);
     if (*keyword) return cmd_keyword(ctx, kw);
     if (*content) return cmd_content(ctx, ct);
     if (*list) return cmd_list(ctx, ls);
@@ -115,8 +118,22 @@ int main(int argc, char** argv) {
   } catch (const StoreMissing& e) {
     report_error(have_ctx ? &ctx : nullptr, "no-index", e.what());
     return 1;
+  } catch (const IndexDamaged& e) {
+    report_error(have_ctx ? &ctx : nullptr, "index-damaged", e.what());
+    return 1;
+  } catch (const LmdbError& e) {
+    // LMDB noticing damage mid-query (a bad page found by a cursor) is damage too.
+    if (lmdb_damage_code(e.code))
+      report_error(have_ctx ? &ctx : nullptr, "index-damaged",
+                   IndexDamaged("records", e.what()).what());
+    else
+      report_error(have_ctx ? &ctx : nullptr, "error", e.what());
+    return 1;
   } catch (const std::exception& e) {
     report_error(have_ctx ? &ctx : nullptr, "error", e.what());
+    return 1;
+  } catch (const Xapian::DatabaseCorruptError& e) {  // met mid-query
+    report_error(have_ctx ? &ctx : nullptr, "index-damaged", IndexDamaged("xapian", e.get_description()).what());
     return 1;
   } catch (const Xapian::Error& e) {  // not a std::exception
     report_error(have_ctx ? &ctx : nullptr, "index", e.get_description());

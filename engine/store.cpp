@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "engine/codec.h"
+#include "engine/index_damage.h"
+#include "engine/lmdb_check.h"
 
 namespace osearch {
 
@@ -79,9 +81,10 @@ void make_private_dir(const std::string& dir) {
 
 std::string current_records_name(const std::string& dir) {
   const std::string path = dir + "/" + kPointer;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_index_file(path, O_RDONLY);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return "records";
+    refuse_symlink(path, kPointer);
     throw std::runtime_error(path + ": " + std::strerror(errno));
   }
   char buf[64];
@@ -94,14 +97,15 @@ std::string current_records_name(const std::string& dir) {
   if (n < 0) throw std::runtime_error(path + ": " + std::strerror(err));
   std::string_view name(buf, static_cast<size_t>(n));
   while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.remove_suffix(1);
-  if (!is_env_name(name)) throw std::runtime_error(path + ": does not name an LMDB dir (records or records-<n>)");
+  if (!is_env_name(name)) throw IndexDamaged(kPointer, "does not name an LMDB dir (records or records-<n>)");
   return std::string(name);
 }
 
 void set_current_records(const std::string& dir, const std::string& name) {
   if (!is_env_name(name)) throw std::invalid_argument("not an LMDB dir name: " + name);
   const std::string tmp = dir + "/" + kPointer + ".tmp", path = dir + "/" + kPointer;
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ::unlink(tmp.c_str());  // a leftover (or a planted link) is never written through
+  int fd = open_index_file(tmp, O_WRONLY | O_CREAT | O_EXCL);
   if (fd < 0) throw std::runtime_error(tmp + ": " + std::strerror(errno));
   const std::string content = name + "\n";
   errno = 0;
@@ -122,18 +126,42 @@ void Store::reopen() {
   open();
 }
 
+// LMDB maps data.mdb and trusts it: a truncated or garbage file is a SIGBUS or a wild read inside
+// mdb_env_open or the first transaction. So before every open, read and write side: no part may be
+// a link, and the meta pages must describe a file that is there.
+void Store::check_env_parts() const {
+  refuse_symlink(dir_ + "/writer.lock", "writer.lock");
+  refuse_symlink(env_dir_, "records");
+  refuse_symlink(env_dir_ + "/data.mdb", "records");
+  refuse_symlink(env_dir_ + "/lock.mdb", "records");
+  if (std::string problem = lmdb_data_problem(env_dir_); !problem.empty()) throw IndexDamaged("records", problem);
+}
+
+// Opens the env and its databases; LMDB's own corruption codes become IndexDamaged.
+void Store::open_env(unsigned extra_flags) {
+  check_env_parts();
+  try {
+    env_.open(env_dir_, false, kMaxDbs, extra_flags);
+    open_dbs();
+  } catch (const LmdbError& e) {
+    env_.close();
+    if (lmdb_damage_code(e.code)) throw IndexDamaged("records", e.what());
+    throw;
+  }
+}
+
 void Store::open() {
   if (mode_ == Mode::Write) {
     make_private_dir(dir_);
     const std::string name = current_records_name(dir_);
     remove_stale_envs(dir_, name);
     env_dir_ = dir_ + "/" + name;
+    refuse_symlink(env_dir_, "records");  // before make_private_dir would chmod the link's target
     make_private_dir(env_dir_);
     // One fsync per commit instead of two: a system crash may undo the last transaction but
     // cannot corrupt the file, and losing the last batch is what a crash before its commit does
     // anyway (its shards go unreferenced, its lines are read again). ~0.2 s of a 500 MB build.
-    env_.open(env_dir_, false, kMaxDbs, MDB_NOMETASYNC);
-    open_dbs();
+    open_env(MDB_NOMETASYNC);
     return;
   }
   // A repack may switch records.current and remove the old dir between our reading the pointer
@@ -145,8 +173,7 @@ void Store::open() {
       if (!std::filesystem::exists(env_dir_ + "/data.mdb"))
         throw StoreMissing("no index at " + dir_ + " (run `osearch index`)");
       // Readers need a writable lock.mdb for their reader slot; the data file is opened as is.
-      env_.open(env_dir_, false, kMaxDbs);
-      open_dbs();
+      open_env(0);
       return;
     } catch (const std::exception&) {
       env_.close();
@@ -210,8 +237,11 @@ size_t Store::entries(const LmdbTxn& txn, MDB_dbi dbi) {
 WriterLock::WriterLock(const std::string& dir, bool wait) {
   make_private_dir(dir);
   std::string path = dir + "/writer.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd_ < 0) throw std::runtime_error(path + ": " + std::strerror(errno));
+  fd_ = open_index_file(path, O_RDWR | O_CREAT);
+  if (fd_ < 0) {
+    refuse_symlink(path, "writer.lock");
+    throw std::runtime_error(path + ": " + std::strerror(errno));
+  }
   int rc;
   do {
     rc = ::flock(fd_, LOCK_EX | (wait ? 0 : LOCK_NB));

@@ -63,6 +63,8 @@ class Store {
 
  private:
   void open();
+  void check_env_parts() const;
+  void open_env(unsigned extra_flags);
   void open_dbs();
 
   std::string dir_, env_dir_;

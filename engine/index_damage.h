@@ -1,0 +1,37 @@
+// A damaged part of the index (truncated, deleted, corrupt, or replaced by a symbolic link) is an
+// error with a name, never a signal or a silently smaller answer. Every open of an index part goes
+// through these checks; `osearch check` (engine/check.h) runs them all plus the deep ones.
+#pragma once
+
+#include <lmdb.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace osearch {
+
+struct IndexDamaged : std::runtime_error {
+  IndexDamaged(std::string part, std::string problem);
+  const std::string& part() const { return part_; }
+  const std::string& problem() const { return problem_; }
+
+ private:
+  std::string part_, problem_;
+};
+
+// LMDB's answers for a file that is not what its meta pages promise.
+inline bool lmdb_damage_code(int rc) {
+  return rc == MDB_CORRUPTED || rc == MDB_PAGE_NOTFOUND || rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH;
+}
+
+// "" when `path` is absent or not a symbolic link, else what to say. The index dir itself may be a
+// link (the user's choice); its parts may not: a link would send transcript text elsewhere.
+std::string symlink_problem(const std::string& path);
+// Throws IndexDamaged(part, …) when `path` is a symbolic link.
+void refuse_symlink(const std::string& path, const std::string& part);
+
+// Opens an index file without following a symbolic link (O_NOFOLLOW); `flags` as for open(2).
+// Returns the fd, or -1 with errno set (ELOOP names a link: see refuse_symlink).
+int open_index_file(const std::string& path, int flags, unsigned mode = 0600);
+
+}  // namespace osearch
