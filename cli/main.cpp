@@ -36,6 +36,11 @@ void add_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s, bool with_limit_of
   cmd->add_option("--snippet-chars", s.snippet_chars, "snippet length in characters (default 200)");
 }
 
+// The context LMDB's fatal-damage callback prints with (set once, when it is known).
+const Context* g_error_context = nullptr;
+
+void report_lmdb_damage(const IndexDamaged& e) { report_error(g_error_context, "index-damaged", e.what()); }
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -88,6 +93,8 @@ int main(int argc, char** argv) {
     app.parse(argc, argv);
     ctx = resolve_context(g);
     have_ctx = true;
+    g_error_context = &ctx;
+    set_damage_reporter(report_lmdb_damage);
     if (*index) return cmd_index(ctx, index_args);
     if (*status) return cmd_status(ctx);
     if (*check) return cmd_check(ctx);

@@ -134,10 +134,14 @@ RecordsFacts read_records(const std::string& dir) {
   if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     ::close(fds[0]);
+    set_damage_reporter(nullptr);  // an LMDB assertion aborts: a signal the parent reports
     int rc = 0;
     std::string out;
     try {
       out = walk_records(dir);
+    } catch (const IndexDamaged& e) {
+      out = "P " + e.problem() + "\n";
+      rc = 1;
     } catch (const std::exception& e) {
       out = std::string("P ") + e.what() + "\n";
       rc = 1;
@@ -175,7 +179,7 @@ RecordsFacts read_records(const std::string& dir) {
   if (WIFSIGNALED(status)) {
     const int sig = WTERMSIG(status);
     f.problems.push_back(std::string("data.mdb is corrupt (reading it crashed with ") +
-                         (sig == SIGBUS ? "SIGBUS" : sig == SIGSEGV ? "SIGSEGV" : "signal " + std::to_string(sig)) + ")");
+                         (sig == SIGBUS ? "SIGBUS" : sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT" : "signal " + std::to_string(sig)) + ")");
   } else {
     f.read = WIFEXITED(status) && WEXITSTATUS(status) == 0;
     if (!f.read && f.problems.empty()) f.problems.push_back("reading it failed");

@@ -2,6 +2,11 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
 
 namespace osearch {
 
@@ -18,6 +23,22 @@ std::string symlink_problem(const std::string& path) {
 
 void refuse_symlink(const std::string& path, const std::string& part) {
   if (std::string p = symlink_problem(path); !p.empty()) throw IndexDamaged(part, p);
+}
+
+namespace {
+std::atomic<DamageReporter> damage_reporter{nullptr};  // see set_damage_reporter
+}  // namespace
+
+void set_damage_reporter(DamageReporter reporter) { damage_reporter.store(reporter); }
+
+void report_fatal_damage(const IndexDamaged& damage) {
+  if (DamageReporter r = damage_reporter.load()) {
+    r(damage);
+    std::fflush(nullptr);
+    ::_exit(1);
+  }
+  std::fprintf(stderr, "osearch: %s\n", damage.what());
+  std::abort();
 }
 
 int open_index_file(const std::string& path, int flags, unsigned mode) {

@@ -30,6 +30,15 @@ std::string symlink_problem(const std::string& path);
 // Throws IndexDamaged(part, …) when `path` is a symbolic link.
 void refuse_symlink(const std::string& path, const std::string& part);
 
+// LMDB's own consistency assertions (a damaged page it meets mid-walk) end the process inside C
+// code, where no exception can pass. The store installs a callback that hands the damage to this
+// reporter, then exits 1; the CLI sets one that prints its usual error. Without a reporter the
+// message goes to stderr and the process aborts (what `check`'s walking child wants: a signal it
+// reports). Set once at startup, before any index is opened.
+using DamageReporter = void (*)(const IndexDamaged&);
+void set_damage_reporter(DamageReporter reporter);
+[[noreturn]] void report_fatal_damage(const IndexDamaged& damage);
+
 // Opens an index file without following a symbolic link (O_NOFOLLOW); `flags` as for open(2).
 // Returns the fd, or -1 with errno set (ELOOP names a link: see refuse_symlink).
 int open_index_file(const std::string& path, int flags, unsigned mode = 0600);

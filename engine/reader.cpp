@@ -82,16 +82,22 @@ void IndexReader::open_parts(const std::string& dir) {
 
 std::string IndexReader::fs_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
 
+// A record that is there but does not decode is a damaged page, not an absent record: answering
+// without it would be a silently smaller answer.
 std::optional<SessionRec> IndexReader::session(std::string_view id) const {
   auto v = txn_->get(db().sessions, id);
   if (!v) return std::nullopt;
-  return SessionRec::decode(*v);
+  auto rec = SessionRec::decode(*v);
+  if (!rec) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+  return rec;
 }
 
 std::optional<MessageRec> IndexReader::message(std::string_view key) const {
   auto v = txn_->get(db().messages, key);
   if (!v) return std::nullopt;
-  return MessageRec::decode(key, *v);
+  auto rec = MessageRec::decode(key, *v);
+  if (!rec) throw IndexDamaged("records", "a message record does not decode (a damaged page)");
+  return rec;
 }
 
 IndexCounts IndexReader::counts() const {

@@ -142,6 +142,9 @@ void Store::open_env(unsigned extra_flags) {
   check_env_parts();
   try {
     env_.open(env_dir_, false, kMaxDbs, extra_flags);
+    mdb_env_set_assert(env_.get(), [](MDB_env*, const char* msg) {
+      report_fatal_damage(IndexDamaged("records", std::string("LMDB met a damaged page (") + msg + ")"));
+    });
     open_dbs();
   } catch (const LmdbError& e) {
     env_.close();
@@ -184,6 +187,19 @@ void Store::open() {
 }
 
 void Store::open_dbs() {
+  {
+    // `meta` is in every index since the first version: when LMDB's main database has entries but
+    // cannot find it, the main B-tree is damaged. Checked in a read transaction, before the writer
+    // would create databases inside a damaged tree (a SIGSEGV or SIGBUS inside LMDB).
+    LmdbTxn probe(env_, true);
+    MDB_dbi dbi;
+    MDB_stat main{};
+    const int rc = mdb_dbi_open(probe.get(), "meta", 0, &dbi);
+    if (rc == MDB_NOTFOUND && mdb_stat(probe.get(), 1 /* MAIN_DBI */, &main) == MDB_SUCCESS && main.ms_entries > 0)
+      throw IndexDamaged("records", "LMDB's main database holds " + std::to_string(main.ms_entries) +
+                                        " entries but not `meta` (a damaged page)");
+    if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) throw LmdbError("meta", rc);
+  }
   // Readers open the named databases in a read transaction: they never wait for the writer.
   LmdbTxn txn(env_, mode_ == Mode::Read);
   const unsigned create = mode_ == Mode::Write ? MDB_CREATE : 0;
