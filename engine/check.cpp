@@ -108,6 +108,7 @@ std::string walk_records(const std::string& dir) {
     if (n == "messages") fact("messages", entries);
     if (n == "sessions") fact("sessions", entries);
   }
+  if (std::string free = freelist_problem(store.env()); !free.empty()) out += "P " + free + "\n";
   if (text_outside)
     out += "P " + std::to_string(text_outside) + " messages point past the committed text log (" +
            std::to_string(text_bytes) + " bytes)\n";

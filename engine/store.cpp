@@ -72,6 +72,37 @@ void remove_stale_envs(const std::string& dir, const std::string& keep) {
 
 }  // namespace
 
+std::string freelist_problem(const LmdbEnv& env) {
+  // FREE_DBI (0) maps a txn id to [count, page numbers...]. A writer reuses those pages: a garbage
+  // number sends its copy-on-write to an address outside the map.
+  MDB_envinfo info{};
+  mdb_env_info(env.get(), &info);
+  LmdbTxn txn(env, true);
+  MDB_cursor* cur = nullptr;
+  if (mdb_cursor_open(txn.get(), 0, &cur) != MDB_SUCCESS) return "";
+  std::string problem;
+  MDB_val k, v;
+  int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+  for (; rc == MDB_SUCCESS; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    if (v.mv_size < sizeof(size_t) || v.mv_size % sizeof(size_t) != 0) {
+      problem = "a free-page list entry has a bad size";
+      break;
+    }
+    const size_t* ids = static_cast<const size_t*>(v.mv_data);
+    const size_t n = v.mv_size / sizeof(size_t);
+    if (ids[0] != n - 1) {
+      problem = "a free-page list entry has a bad count";
+      break;
+    }
+    for (size_t i = 1; i < n && problem.empty(); ++i)
+      if (ids[i] < 2 || ids[i] > info.me_last_pgno) problem = "the free-page list names page " + std::to_string(ids[i]) + ", outside the file";
+    if (!problem.empty()) break;
+  }
+  if (problem.empty() && rc != MDB_NOTFOUND) problem = std::string("the free-page list cannot be read: ") + mdb_strerror(rc);
+  mdb_cursor_close(cur);
+  return problem;
+}
+
 void make_private_dir(const std::string& dir) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
@@ -145,6 +176,9 @@ void Store::open_env(unsigned extra_flags) {
     mdb_env_set_assert(env_.get(), [](MDB_env*, const char* msg) {
       report_fatal_damage(IndexDamaged("records", std::string("LMDB met a damaged page (") + msg + ")"));
     });
+    // The writer allocates from the free-page list: checked first (a few pages; readers never use it).
+    if (mode_ == Mode::Write)
+      if (std::string problem = freelist_problem(env_); !problem.empty()) throw IndexDamaged("records", problem);
     open_dbs();
   } catch (const LmdbError& e) {
     env_.close();

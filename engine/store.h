@@ -73,6 +73,9 @@ class Store {
   Dbis dbis_{};
 };
 
+// "" when every entry of LMDB's free-page list is well formed and names a page inside the file.
+std::string freelist_problem(const LmdbEnv& env);
+
 // The LMDB dir name records.current holds ("records" when there is none). Throws when it cannot
 // be read or holds anything but records / records-<n>: guessing could delete the live env.
 std::string current_records_name(const std::string& dir);
