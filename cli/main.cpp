@@ -9,6 +9,7 @@
 #include <xapian.h>
 
 #include "cli/commands.h"
+#include "cli/json_writer.h"
 #include "engine/index_damage.h"
 #include "engine/store.h"
 
@@ -40,6 +41,23 @@ void add_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s, bool with_limit_of
 const Context* g_error_context = nullptr;
 
 void report_lmdb_damage(const IndexDamaged& e) { report_error(g_error_context, "index-damaged", e.what()); }
+
+// The line the SIGBUS guard writes (composed ahead: a signal handler cannot format).
+std::string fault_error_line(const Context& ctx) {
+  const std::string message =
+      IndexDamaged("index", "reading a mapped file faulted past its end (data.mdb is damaged, or a file was cut while in use)")
+          .what();
+  if (ctx.format == Format::Text) return "osearch: " + message;
+  JsonWriter w;
+  w.begin_object();
+  w.key("error");
+  w.begin_object();
+  w.key("kind"); w.value("index-damaged");
+  w.key("message"); w.value(message);
+  w.end_object();
+  w.end_object();
+  return w.str();
+}
 
 }  // namespace
 
@@ -95,6 +113,7 @@ int main(int argc, char** argv) {
     have_ctx = true;
     g_error_context = &ctx;
     set_damage_reporter(report_lmdb_damage);
+    install_index_fault_guard(fault_error_line(ctx));
     if (*index) return cmd_index(ctx, index_args);
     if (*status) return cmd_status(ctx);
     if (*check) return cmd_check(ctx);

@@ -136,6 +136,7 @@ RecordsFacts read_records(const std::string& dir) {
   if (pid == 0) {
     ::close(fds[0]);
     set_damage_reporter(nullptr);  // an LMDB assertion aborts: a signal the parent reports
+    remove_index_fault_guard();    // and so does a SIGBUS
     int rc = 0;
     std::string out;
     try {

@@ -7,6 +7,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace osearch {
 
@@ -38,6 +39,15 @@ void refuse_symlink(const std::string& path, const std::string& part);
 using DamageReporter = void (*)(const IndexDamaged&);
 void set_damage_reporter(DamageReporter reporter);
 [[noreturn]] void report_fatal_damage(const IndexDamaged& damage);
+
+// Random bytes in a B-tree page can hold a child page number past the end of data.mdb but inside
+// LMDB's 64 GB map: reading it is a SIGBUS no check before the open can foresee. The store
+// registers each env's map; with the guard installed (the CLI does, with the error line it prints),
+// a SIGBUS inside a registered map writes that line and exits 1. Any other signal is left alone:
+// a fault elsewhere is a bug, not damage. The guard is process-wide (signals are).
+void register_index_map(const void* start, size_t length);
+void install_index_fault_guard(std::string_view error_line);
+void remove_index_fault_guard();  // back to the default action (check's walking child)
 
 // Opens an index file without following a symbolic link (O_NOFOLLOW); `flags` as for open(2).
 // Returns the fd, or -1 with errno set (ELOOP names a link: see refuse_symlink).

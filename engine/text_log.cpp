@@ -116,6 +116,7 @@ void MappedFile::map(int fd, uint64_t length) {
   if (p == MAP_FAILED) throw std::runtime_error(std::string("mmap text log: ") + std::strerror(errno));
   data_ = p;
   size_ = length;
+  register_index_map(p, length);  // a file cut under a live map faults here: damage, see index_damage.h
 }
 
 TextLogWriter::~TextLogWriter() {
