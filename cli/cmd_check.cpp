@@ -33,7 +33,7 @@ int cmd_check(const Context& ctx) {
       else
         std::printf("DAMAGED  %s: %s\n", p.part.c_str(), p.problem.c_str());
     }
-    std::printf(r.ok ? "index is sound\n" : "index is damaged: `osearch index --full` rebuilds it from the sources\n");
+    std::printf(r.ok ? "index is sound\n" : "index is damaged: `osearch index --full` rebuilds what it derives from the sources\n");
   } else {
     JsonWriter w;
     w.begin_object();
