@@ -214,25 +214,24 @@ void check_text_log(const std::string& dir, const RecordsFacts& f, bool deep, Ch
   idx.detail = std::to_string(entries) + " entries";
   if (!deep) return;
   const auto starts = reader.starts();
-  uint64_t expect = 0;
+  // text.idx on its own: strictly ascending offsets inside the committed log.
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if ((i > 0 && starts[i] <= starts[i - 1]) || starts[i] >= bytes) {
+      idx.ok = false;
+      idx.problem = "entry " + std::to_string(i) + " (byte " + std::to_string(starts[i]) + ") is out of order or past text.log's end";
+      return;
+    }
+  }
+  // Then each text.log entry must end where the next one starts (and the last at the committed size).
   for (size_t i = 0; i < starts.size(); ++i) {
     TextEntry e;
-    if (starts[i] != expect) {
-      idx.ok = false;
-      idx.problem = "entry " + std::to_string(i) + " starts at byte " + std::to_string(starts[i]) + ", the previous entry ends at " +
-                    std::to_string(expect);
-      return;
-    }
-    if (!reader.entry_at(starts[i], e)) {
+    const uint64_t next = i + 1 < starts.size() ? starts[i + 1] : bytes;
+    if (!reader.entry_at(starts[i], e) || e.text_offset + e.text.size() != next) {
       log.ok = false;
-      log.problem = "entry " + std::to_string(i) + " (byte " + std::to_string(starts[i]) + ") runs past the committed size";
+      log.problem = "entry " + std::to_string(i) + " (byte " + std::to_string(starts[i]) + ") does not end where the next begins (" +
+                    std::to_string(next) + "): zeroed or overwritten";
       return;
     }
-    expect = e.text_offset + e.text.size();
-  }
-  if (expect != bytes) {
-    log.ok = false;
-    log.problem = "its entries end at byte " + std::to_string(expect) + ", the committed size is " + std::to_string(bytes);
   }
 }
 

@@ -2,6 +2,7 @@
 // a symbolic link. Every query command must then exit 1 with `index-damaged` (never a signal, never a
 // smaller answer), `check` must name the part, and `index --full` must repair what it rebuilds.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <functional>
@@ -337,4 +338,51 @@ TEST_CASE("damage: the index directory itself may be a symbolic link", "[hardeni
   RunResult chk = c.run({"check"}, t / "index", false);
   INFO(chk.out << chk.err);
   CHECK(chk.exit_code == 0);
+}
+
+TEST_CASE("damage: check finds zeroed bytes in the middle of text.log, which the open's tail check cannot", "[hardening][damage]") {
+  CleanIndex& c = clean();
+  TempDir t{"damaged"};
+  const std::string idx = t / "index";
+  copy_tree(c.idx, idx);
+  overwrite(idx + "/text.log", file_size(idx + "/text.log") / 2, std::string(4096, '\0'));
+  RunResult chk = c.run({"check"}, idx, false);
+  INFO(chk.out << chk.err);
+  CHECK(chk.exit_code == 1);
+  CHECK(damaged_parts(chk.out) == std::set<std::string>{"text.log"});
+  expect_repaired(c, idx);
+}
+
+TEST_CASE("damage: the writer leaves a truncated text.log as it is instead of extending it with zeros", "[hardening][damage]") {
+  CleanIndex& c = clean();
+  TempDir t{"damaged"};
+  const std::string idx = t / "index";
+  copy_tree(c.idx, idx);
+  const uint64_t cut = file_size(idx + "/text.log") / 2;
+  fs::resize_file(idx + "/text.log", cut);
+  RunResult r = c.run({"index"}, idx);
+  INFO(r.err);
+  CHECK(r.exit_code == 1);
+  CHECK(r.err.find("\"kind\":\"index-damaged\"") != std::string::npos);
+  CHECK(file_size(idx + "/text.log") == cut);
+}
+
+TEST_CASE("damage: check is read-only: it neither waits for the writer lock nor reads the sources", "[hardening][damage]") {
+  CleanIndex& c = clean();
+  TempDir t{"checkro"};
+  const std::string idx = t / "index";
+  copy_tree(c.idx, idx);
+  const int fd = ::open((idx + "/writer.lock").c_str(), O_RDWR | O_CREAT, 0600);
+  REQUIRE(fd >= 0);
+  REQUIRE(::flock(fd, LOCK_EX) == 0);  // an indexer "running"
+  RunOptions opt;
+  opt.timeout = std::chrono::milliseconds(60000);
+  RunResult chk = run_osearch({"check", "--index", idx, "--format", "json"}, "", opt);
+  ::close(fd);
+  INFO(chk.out << chk.err);
+  CHECK_FALSE(chk.timed_out);
+  CHECK(chk.exit_code == 0);
+  CHECK(chk.out.find("\"ok\":true") != std::string::npos);
+  // The sources were never read: the index is byte for byte what it was.
+  CHECK(read_file(env_dir(idx) + "/data.mdb") == read_file(env_dir(c.idx) + "/data.mdb"));
 }
