@@ -8,11 +8,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/terminal_text.h"
+#include "engine/check.h"
 #include "engine/errors.h"
+#include "engine/index_damage.h"
 #include "engine/reader.h"
 #include "ingest/timeutil.h"
 
@@ -215,8 +218,40 @@ uint64_t refresh_before_query(const Context& ctx, bool& stale) {
   }
 }
 
+namespace {
+// `status` on a damaged index: what check finds (without its deep passes), and exit 1 with the
+// error every command gives, instead of counts that describe part of the index.
+int status_damaged(const Context& ctx, const IndexDamaged& first) {
+  CheckReport r = check_index(ctx.index_dir, CheckOptions{.deep = false});
+  std::vector<CheckPart> damaged;
+  for (const auto* p : r.damaged()) damaged.push_back(*p);
+  if (damaged.empty()) damaged.push_back({first.part(), false, first.problem(), ""});  // (a writer moved on meanwhile)
+  if (ctx.format == Format::Text) {
+    std::printf("index:        %s\n", ctx.index_dir.c_str());
+    for (const auto& p : damaged) std::printf("DAMAGED:      %s: %s\n", p.part.c_str(), p.problem.c_str());
+  } else {
+    JsonWriter w;
+    w.begin_object();
+    w.key("action"); w.value("status");
+    w.key("index_dir"); w.value(ctx.index_dir);
+    w.key("damaged");
+    print_check_parts(w, damaged);
+    w.end_object();
+    std::printf("%s\n", w.str().c_str());
+  }
+  report_error(&ctx, "index-damaged", IndexDamaged(damaged.front().part, damaged.front().problem).what());
+  return 1;
+}
+}  // namespace
+
 int cmd_status(const Context& ctx) {
-  IndexReader reader(ctx.index_dir);
+  std::optional<IndexReader> opened;
+  try {
+    opened.emplace(ctx.index_dir);
+  } catch (const IndexDamaged& e) {
+    return status_damaged(ctx, e);
+  }
+  IndexReader& reader = *opened;
   IndexCounts c = reader.counts();
   std::map<std::string, uint64_t> per_agent;
   {
@@ -258,6 +293,9 @@ int cmd_status(const Context& ctx) {
   w.key("size_bytes"); w.value(size);
   w.key("last_indexed_at");
   if (last.empty()) w.null(); else w.value(last);
+  w.key("damaged");  // the checks every open makes found nothing; `osearch check` goes deeper
+  w.begin_array();
+  w.end_array();
   w.key("sources");
   w.begin_array();
   for (const auto& r : ctx.roots) {

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/json_writer.h"
 #include "cli/options.h"
 #include "engine/query.h"
 
@@ -29,9 +30,14 @@ struct SearchArgs {
 
 int cmd_index(const Context& ctx, const IndexArgs& args);
 int cmd_status(const Context& ctx);
+int cmd_check(const Context& ctx);  // exit 1 when a part is damaged
 int cmd_keyword(const Context& ctx, const SearchArgs& args);
 int cmd_content(const Context& ctx, const SearchArgs& args);
 int cmd_list(const Context& ctx, const SearchArgs& args);
+
+struct CheckPart;
+// The "parts" array of `check` (and `status` on a damaged index): {part, ok, problem?, detail?}.
+void print_check_parts(JsonWriter& w, const std::vector<CheckPart>& parts);
 
 // Lazy freshness shared by the query commands: an incremental refresh unless --no-refresh.
 // Returns the number of files that changed; sets `stale` when another indexer held the lock.

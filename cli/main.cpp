@@ -9,8 +9,10 @@
 #include <xapian.h>
 
 #include "cli/commands.h"
+#include "cli/json_writer.h"
 #include "cli/verbatim_args.h"
 #include "engine/errors.h"
+#include "engine/index_damage.h"
 #include "engine/store.h"
 
 using namespace osearch;
@@ -62,6 +64,28 @@ Context error_context(const std::string& format) {
   return c;
 }
 
+// The context LMDB's fatal-damage callback prints with (set once, when it is known).
+const Context* g_error_context = nullptr;
+
+void report_lmdb_damage(const IndexDamaged& e) { report_error(g_error_context, "index-damaged", e.what()); }
+
+// The line the SIGBUS guard writes (composed ahead: a signal handler cannot format).
+std::string fault_error_line(const Context& ctx) {
+  const std::string message =
+      IndexDamaged("index", "reading a mapped file faulted past its end (data.mdb is damaged, or a file was cut while in use)")
+          .what();
+  if (ctx.format == Format::Text) return "osearch: " + message;
+  JsonWriter w;
+  w.begin_object();
+  w.key("error");
+  w.begin_object();
+  w.key("kind"); w.value("index-damaged");
+  w.key("message"); w.value(message);
+  w.end_object();
+  w.end_object();
+  return w.str();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -85,6 +109,7 @@ int main(int argc, char** argv) {
   index->add_flag("--watch", index_args.watch, "keep indexing as files change");
 
   auto* status = app.add_subcommand("status", "index location, sizes, counts, freshness");
+  auto* check = app.add_subcommand("check", "verify every part of the index (read-only); exit 1 naming what is damaged");
 
   SearchArgs kw;
   auto* keyword = app.add_subcommand("keyword", "ranked full-text search (BM25)");
@@ -117,8 +142,12 @@ int main(int argc, char** argv) {
     app.parse(args);
     ctx = resolve_context(g);
     have_ctx = true;
+    g_error_context = &ctx;
+    set_damage_reporter(report_lmdb_damage);
+    install_index_fault_guard(fault_error_line(ctx));
     if (*index) return cmd_index(ctx, index_args);
     if (*status) return cmd_status(ctx);
+    if (*check) return cmd_check(ctx);
     if (*keyword) return cmd_keyword(ctx, kw);
     if (*content) return cmd_content(ctx, ct);
     if (*list) return cmd_list(ctx, ls);
@@ -148,9 +177,25 @@ int main(int argc, char** argv) {
     Context c = err_ctx();
     report_error(&c, "no-index", e.what());
     return 1;
+  } catch (const IndexDamaged& e) {
+    Context c = err_ctx();
+    report_error(&c, "index-damaged", e.what());
+    return 1;
+  } catch (const LmdbError& e) {
+    // LMDB noticing damage mid-query (a bad page found by a cursor) is damage too.
+    Context c = err_ctx();
+    if (lmdb_damage_code(e.code))
+      report_error(&c, "index-damaged", IndexDamaged("records", e.what()).what());
+    else
+      report_error(&c, "error", e.what());
+    return 1;
   } catch (const std::exception& e) {
     Context c = err_ctx();
     report_error(&c, "error", e.what());
+    return 1;
+  } catch (const Xapian::DatabaseCorruptError& e) {  // met mid-query
+    Context c = err_ctx();
+    report_error(&c, "index-damaged", IndexDamaged("xapian", e.get_description()).what());
     return 1;
   } catch (const Xapian::Error& e) {  // not a std::exception
     Context c = err_ctx();

@@ -1,47 +1,103 @@
 #include "engine/reader.h"
 
 #include "engine/codec.h"
-
-#include <unistd.h>
+#include "engine/index_damage.h"
 
 #include <filesystem>
 
 namespace osearch {
+namespace {
+
+// Messages of the sessions a writer committed (step A) before listing their shards (step B): their
+// documents are in no listed database yet, by design, for a fraction of a second.
+uint64_t in_flight_messages(const LmdbTxn& txn, const Dbis& db) {
+  auto v = txn.get(db.meta, meta_key::kInFlight);
+  if (!v) return 0;
+  uint64_t n = 0;
+  LmdbCursor cur(txn, db.messages);
+  for (size_t pos = 0; pos < v->size();) {
+    size_t nl = v->find('\n', pos);
+    if (nl == std::string_view::npos) nl = v->size();
+    if (nl > pos) {
+      const std::string pfx = std::string(v->substr(pos, nl - pos)) + '\0';
+      for (bool ok = cur.seek(pfx); ok && cur.key().starts_with(pfx); ok = cur.next()) ++n;
+    }
+    pos = nl + 1;
+  }
+  return n;
+}
+
+bool any_session_titled(const LmdbTxn& txn, const Dbis& db) {
+  LmdbCursor cur(txn, db.sessions);
+  for (bool ok = cur.first(); ok; ok = cur.next())
+    if (auto s = SessionRec::decode(cur.value()); s && !s->title().empty()) return true;
+  return false;
+}
+
+}  // namespace
 
 IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read) {
-  // LMDB is committed last, so everything it points at (Xapian databases, text log bytes) exists —
-  // unless a writer compacted and removed a database between our snapshot and the open: then take
-  // a newer snapshot.
+  // LMDB is committed last, so everything it points at (Xapian databases, text log bytes) exists.
+  // What is missing was either removed by a writer after our snapshot (a compaction, `--full`):
+  // then a newer snapshot differs and describes what is there — or it is damage: the snapshot
+  // did not move, and we say so instead of answering from what is left.
   for (int attempt = 0;; ++attempt) {
     txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
-    XapianLayout layout;
-    layout.generation = Store::meta_u64(*txn_, db(), meta_key::kXapianGeneration);
-    if (auto v = txn_->get(db().meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
+    const size_t txnid = mdb_txn_id(txn_->get());
+    const std::string env = store_.env_dir();
     try {
-      xapian_ = open_index_database(dir, layout);
-      break;
-    } catch (const Xapian::DatabaseOpeningError&) {
-      if (attempt >= 20) throw;
+      open_parts(dir);
+      return;
+    } catch (const IndexDamaged&) {
       txn_.reset();
-      ::usleep(20000);
+      // A repack may have switched records.current: the old env's snapshot never moves again.
+      if (current_records_name(dir) != std::filesystem::path(env).filename().string()) store_.reopen();
+      LmdbTxn probe(store_.env(), true);
+      const bool moved = store_.env_dir() != env || mdb_txn_id(probe.get()) != txnid;
+      if (!moved || attempt >= 20) throw;
     }
   }
+}
+
+void IndexReader::open_parts(const std::string& dir) {
+  XapianLayout layout;
+  layout.generation = Store::meta_u64(*txn_, db(), meta_key::kXapianGeneration);
+  if (auto v = txn_->get(db().meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
+  IndexDatabases dbs = open_index_databases(dir, layout);
+  // Every message has its document (older epochs add more), so fewer documents than messages is a
+  // deleted database: keyword would silently answer from part of the index.
+  const uint64_t messages = Store::entries(*txn_, db().messages);
+  if (dbs.message_docs < messages && dbs.message_docs < messages - in_flight_messages(*txn_, db()))
+    throw IndexDamaged(fs_name(layout.main_dir(dir)), "missing or incomplete: the message databases hold " +
+                                                          std::to_string(dbs.message_docs) + " documents for " +
+                                                          std::to_string(messages) + " messages");
+  if (!dbs.titles && any_session_titled(*txn_, db())) throw IndexDamaged("titles", "missing (sessions have titles)");
+  xapian_ = std::move(dbs.all);
+  epochs_.clear();
   LmdbCursor ep(*txn_, db().epochs);
   for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.emplace(ep.key(), get_be32(ep.value()));
   text_.open(dir, Store::meta_u64(*txn_, db(), meta_key::kTextBytes),
              Store::meta_u64(*txn_, db(), meta_key::kTextEntries));
 }
 
+std::string IndexReader::fs_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// A record that is there but does not decode is a damaged page, not an absent record: answering
+// without it would be a silently smaller answer.
 std::optional<SessionRec> IndexReader::session(std::string_view id) const {
   auto v = txn_->get(db().sessions, id);
   if (!v) return std::nullopt;
-  return SessionRec::decode(*v);
+  auto rec = SessionRec::decode(*v);
+  if (!rec) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+  return rec;
 }
 
 std::optional<MessageRec> IndexReader::message(std::string_view key) const {
   auto v = txn_->get(db().messages, key);
   if (!v) return std::nullopt;
-  return MessageRec::decode(key, *v);
+  auto rec = MessageRec::decode(key, *v);
+  if (!rec) throw IndexDamaged("records", "a message record does not decode (a damaged page)");
+  return rec;
 }
 
 IndexCounts IndexReader::counts() const {

@@ -22,7 +22,9 @@ struct IndexCounts {
 
 class IndexReader {
  public:
-  explicit IndexReader(const std::string& dir);  // throws StoreMissing when there is no index
+  // Throws StoreMissing when there is no index, IndexDamaged when a part of it is missing, a link,
+  // shorter than LMDB's committed size or inconsistent with it (see index_damage.h).
+  explicit IndexReader(const std::string& dir);
   const LmdbTxn& txn() const { return *txn_; }
   const Dbis& db() const { return store_.db(); }
   Xapian::Database& xapian() { return xapian_; }
@@ -37,6 +39,8 @@ class IndexReader {
   IndexCounts counts() const;
 
  private:
+  void open_parts(const std::string& dir);  // Xapian and the text log, checked against the snapshot
+  static std::string fs_name(const std::string& path);
   Store store_;
   std::unique_ptr<LmdbTxn> txn_;
   Xapian::Database xapian_;

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -15,6 +16,8 @@
 
 #include "engine/codec.h"
 #include "engine/errors.h"
+#include "engine/index_damage.h"
+#include "engine/lmdb_check.h"
 
 namespace osearch {
 
@@ -81,7 +84,59 @@ void remove_stale_envs(const std::string& dir, const std::string& keep) {
   }
 }
 
+// Finds the env's map of data.mdb by inode in /proc/self/maps (LMDB does not expose its address)
+// and registers it with the fault guard (index_damage.h).
+void register_env_map(const LmdbEnv& env) {
+  int fd = -1;
+  struct stat st{};
+  if (!env.get() || mdb_env_get_fd(env.get(), &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return;
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long lo = 0, hi = 0, offset = 0, inode = 0;
+    char perms[8], dev[32];
+    if (std::sscanf(line, "%lx-%lx %7s %lx %31s %lu", &lo, &hi, perms, &offset, dev, &inode) == 6 && inode == st.st_ino &&
+        offset == 0) {
+      register_index_map(reinterpret_cast<const void*>(lo), hi - lo);
+      break;
+    }
+  }
+  std::fclose(maps);
+}
+
 }  // namespace
+
+std::string freelist_problem(const LmdbEnv& env) {
+  // FREE_DBI (0) maps a txn id to [count, page numbers...]. A writer reuses those pages: a garbage
+  // number sends its copy-on-write to an address outside the map.
+  MDB_envinfo info{};
+  mdb_env_info(env.get(), &info);
+  LmdbTxn txn(env, true);
+  MDB_cursor* cur = nullptr;
+  if (mdb_cursor_open(txn.get(), 0, &cur) != MDB_SUCCESS) return "";
+  std::string problem;
+  MDB_val k, v;
+  int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST);
+  for (; rc == MDB_SUCCESS; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+    if (v.mv_size < sizeof(size_t) || v.mv_size % sizeof(size_t) != 0) {
+      problem = "a free-page list entry has a bad size";
+      break;
+    }
+    const size_t* ids = static_cast<const size_t*>(v.mv_data);
+    const size_t n = v.mv_size / sizeof(size_t);
+    if (ids[0] != n - 1) {
+      problem = "a free-page list entry has a bad count";
+      break;
+    }
+    for (size_t i = 1; i < n && problem.empty(); ++i)
+      if (ids[i] < 2 || ids[i] > info.me_last_pgno) problem = "the free-page list names page " + std::to_string(ids[i]) + ", outside the file";
+    if (!problem.empty()) break;
+  }
+  if (problem.empty() && rc != MDB_NOTFOUND) problem = std::string("the free-page list cannot be read: ") + mdb_strerror(rc);
+  mdb_cursor_close(cur);
+  return problem;
+}
 
 void make_private_dir(const std::string& dir) {
   std::error_code ec;
@@ -93,9 +148,10 @@ void make_private_dir(const std::string& dir) {
 
 std::string current_records_name(const std::string& dir) {
   const std::string path = dir + "/" + kPointer;
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int fd = open_index_file(path, O_RDONLY);
   if (fd < 0) {
     if (errno == ENOENT || errno == ENOTDIR) return "records";
+    refuse_symlink(path, kPointer);
     throw std::runtime_error(path + ": " + std::strerror(errno));
   }
   char buf[64];
@@ -108,14 +164,15 @@ std::string current_records_name(const std::string& dir) {
   if (n < 0) throw std::runtime_error(path + ": " + std::strerror(err));
   std::string_view name(buf, static_cast<size_t>(n));
   while (!name.empty() && (name.back() == '\n' || name.back() == ' ')) name.remove_suffix(1);
-  if (!is_env_name(name)) throw std::runtime_error(path + ": does not name an LMDB dir (records or records-<n>)");
+  if (!is_env_name(name)) throw IndexDamaged(kPointer, "does not name an LMDB dir (records or records-<n>)");
   return std::string(name);
 }
 
 void set_current_records(const std::string& dir, const std::string& name) {
   if (!is_env_name(name)) throw std::invalid_argument("not an LMDB dir name: " + name);
   const std::string tmp = dir + "/" + kPointer + ".tmp", path = dir + "/" + kPointer;
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  ::unlink(tmp.c_str());  // a leftover (or a planted link) is never written through
+  int fd = open_index_file(tmp, O_WRONLY | O_CREAT | O_EXCL);
   if (fd < 0) throw_write_error(errno, "open", tmp);
   const std::string content = name + "\n";
   errno = 0;
@@ -136,18 +193,49 @@ void Store::reopen() {
   open();
 }
 
+// LMDB maps data.mdb and trusts it: a truncated or garbage file is a SIGBUS or a wild read inside
+// mdb_env_open or the first transaction. So before every open, read and write side: no part may be
+// a link, and the meta pages must describe a file that is there.
+void Store::check_env_parts() const {
+  refuse_symlink(dir_ + "/writer.lock", "writer.lock");
+  refuse_symlink(env_dir_, "records");
+  refuse_symlink(env_dir_ + "/data.mdb", "records");
+  refuse_symlink(env_dir_ + "/lock.mdb", "records");
+  if (std::string problem = lmdb_data_problem(env_dir_); !problem.empty()) throw IndexDamaged("records", problem);
+}
+
+// Opens the env and its databases; LMDB's own corruption codes become IndexDamaged.
+void Store::open_env(unsigned extra_flags) {
+  check_env_parts();
+  try {
+    env_.open(env_dir_, mode_ == Mode::Read, kMaxDbs, extra_flags);
+    register_env_map(env_);
+    mdb_env_set_assert(env_.get(), [](MDB_env*, const char* msg) {
+      report_fatal_damage(IndexDamaged("records", std::string("LMDB met a damaged page (") + msg + ")"));
+    });
+    // The writer allocates from the free-page list: checked first (a few pages; readers never use it).
+    if (mode_ == Mode::Write)
+      if (std::string problem = freelist_problem(env_); !problem.empty()) throw IndexDamaged("records", problem);
+    open_dbs();
+  } catch (const LmdbError& e) {
+    env_.close();
+    if (lmdb_damage_code(e.code)) throw IndexDamaged("records", e.what());
+    throw;
+  }
+}
+
 void Store::open() {
   if (mode_ == Mode::Write) {
     make_private_dir(dir_);
     const std::string name = current_records_name(dir_);
     remove_stale_envs(dir_, name);
     env_dir_ = dir_ + "/" + name;
+    refuse_symlink(env_dir_, "records");  // before make_private_dir would chmod the link's target
     make_private_dir(env_dir_);
     // One fsync per commit instead of two: a system crash may undo the last transaction but
     // cannot corrupt the file, and losing the last batch is what a crash before its commit does
     // anyway (its shards go unreferenced, its lines are read again). ~0.2 s of a 500 MB build.
-    env_.open(env_dir_, false, kMaxDbs, MDB_NOMETASYNC);
-    open_dbs();
+    open_env(MDB_NOMETASYNC);
     return;
   }
   // A repack may switch records.current and remove the old dir between our reading the pointer
@@ -161,8 +249,7 @@ void Store::open() {
       // Readers never write data.mdb. Their slots live in lock.mdb; when this process cannot write
       // it (a read-only mount, another user's index, a read-only backup), LMDB runs without locks:
       // sound while nobody writes the index meanwhile (ARCHITECTURE.md, "Read-only indexes").
-      env_.open(env_dir_, true, kMaxDbs, lock_file_usable(env_dir_) ? 0 : MDB_NOLOCK);
-      open_dbs();
+      open_env(lock_file_usable(env_dir_) ? 0 : MDB_NOLOCK);
       return;
     } catch (const std::exception&) {
       env_.close();
@@ -173,6 +260,19 @@ void Store::open() {
 }
 
 void Store::open_dbs() {
+  {
+    // `meta` is in every index since the first version: when LMDB's main database has entries but
+    // cannot find it, the main B-tree is damaged. Checked in a read transaction, before the writer
+    // would create databases inside a damaged tree (a SIGSEGV or SIGBUS inside LMDB).
+    LmdbTxn probe(env_, true);
+    MDB_dbi dbi;
+    MDB_stat main{};
+    const int rc = mdb_dbi_open(probe.get(), "meta", 0, &dbi);
+    if (rc == MDB_NOTFOUND && mdb_stat(probe.get(), 1 /* MAIN_DBI */, &main) == MDB_SUCCESS && main.ms_entries > 0)
+      throw IndexDamaged("records", "LMDB's main database holds " + std::to_string(main.ms_entries) +
+                                        " entries but not `meta` (a damaged page)");
+    if (rc != MDB_SUCCESS && rc != MDB_NOTFOUND) throw LmdbError("meta", rc);
+  }
   // Readers open the named databases in a read transaction: they never wait for the writer.
   LmdbTxn txn(env_, mode_ == Mode::Read);
   const unsigned create = mode_ == Mode::Write ? MDB_CREATE : 0;
@@ -256,9 +356,12 @@ bool index_writable(const std::string& dir, std::string& why) {
 WriterLock::WriterLock(const std::string& dir, bool wait, const std::function<bool()>& give_up) {
   make_private_dir(dir);
   std::string path = dir + "/writer.lock";
-  fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-  if (fd_ < 0 && is_permission_error(errno)) throw ReadOnlyIndex(path + ": " + std::strerror(errno));
-  if (fd_ < 0) throw_write_error(errno, "open", path);
+  fd_ = open_index_file(path, O_RDWR | O_CREAT);
+  if (fd_ < 0) {
+    refuse_symlink(path, "writer.lock");
+    if (is_permission_error(errno)) throw ReadOnlyIndex(path + ": " + std::strerror(errno));
+    throw_write_error(errno, "open", path);
+  }
   // With a give_up callback the wait polls, so that a stop request is heard while another indexer runs.
   const bool poll = wait && give_up;
   for (;;) {

@@ -65,6 +65,8 @@ class Store {
 
  private:
   void open();
+  void check_env_parts() const;
+  void open_env(unsigned extra_flags);
   void open_dbs();
 
   std::string dir_, env_dir_;
@@ -72,6 +74,9 @@ class Store {
   LmdbEnv env_;
   Dbis dbis_{};
 };
+
+// "" when every entry of LMDB's free-page list is well formed and names a page inside the file.
+std::string freelist_problem(const LmdbEnv& env);
 
 // The LMDB dir name records.current holds ("records" when there is none). Throws when it cannot
 // be read or holds anything but records / records-<n>: guessing could delete the live env.

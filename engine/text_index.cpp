@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "engine/codec.h"
+#include "engine/index_damage.h"
 #include "ingest/bounded_id.h"
 #include "engine/trace.h"
 
@@ -148,14 +149,37 @@ std::vector<std::string> XapianLayout::decode_shards(std::string_view s) {
   return out;
 }
 
-Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout) {
-  Xapian::Database db;
-  std::string main = layout.main_dir(index_dir);
-  if (fs::exists(main + "/iamglass")) db.add_database(Xapian::Database(main));
-  for (const auto& s : layout.shards) db.add_database(Xapian::Database(index_dir + "/" + s));
-  std::string titles = XapianLayout::titles_dir(index_dir);
-  if (fs::exists(titles + "/iamglass")) db.add_database(Xapian::Database(titles));
-  return db;
+namespace {
+// Opens one listed database; a link, a missing directory or one Xapian cannot open is damage.
+Xapian::Database open_listed(const std::string& index_dir, const std::string& name) {
+  const std::string dir = index_dir + "/" + name;
+  refuse_symlink(dir, name);
+  if (!fs::exists(dir + "/iamglass")) throw IndexDamaged(name, "missing (the index lists it)");
+  try {
+    return Xapian::Database(dir);
+  } catch (const Xapian::DatabaseError& e) {  // opening, corrupt, version errors
+    throw IndexDamaged(name, "cannot be opened: " + e.get_description());
+  }
+}
+}  // namespace
+
+IndexDatabases open_index_databases(const std::string& index_dir, const XapianLayout& layout) {
+  IndexDatabases out;
+  const std::string main_name = fs::path(layout.main_dir(index_dir)).filename().string();
+  refuse_symlink(layout.main_dir(index_dir), main_name);
+  // The main database of a generation exists once a compaction made it; a compaction also lists
+  // its second half (part-<gen>), so a listed part without its main is a deleted main. Without a
+  // part, the reader's document count check (reader.cpp) finds a deleted main.
+  bool has_part = std::any_of(layout.shards.begin(), layout.shards.end(), [](const auto& s) { return XapianLayout::is_part(s); });
+  if (has_part || fs::exists(layout.main_dir(index_dir))) out.all.add_database(open_listed(index_dir, main_name));
+  for (const auto& s : layout.shards) out.all.add_database(open_listed(index_dir, s));
+  out.message_docs = out.all.get_doccount();
+  refuse_symlink(XapianLayout::titles_dir(index_dir), "titles");
+  if (fs::exists(XapianLayout::titles_dir(index_dir))) {
+    out.all.add_database(open_listed(index_dir, "titles"));
+    out.titles = true;
+  }
+  return out;
 }
 
 // Transcripts hold secrets: database dirs 0700 and files 0600 whatever the process umask.
@@ -177,11 +201,27 @@ std::string fresh_or_existing(const std::string& dir) {
 }  // namespace
 
 TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayout& layout)
-    : index_dir_(index_dir), layout_(layout) {}
+    : index_dir_(index_dir), layout_(layout) {
+  check_layout(index_dir, layout);
+}
+
+void TextIndexWriter::check_layout(const std::string& index_dir, const XapianLayout& layout) {
+  // Compacting or merging without a listed database would drop its documents for good.
+  const std::string main = layout.main_dir(index_dir);
+  refuse_symlink(main, fs::path(main).filename().string());
+  for (const auto& s : layout.shards) {
+    refuse_symlink(index_dir + "/" + s, s);
+    if (!fs::exists(index_dir + "/" + s + "/iamglass")) throw IndexDamaged(s, "missing (the index lists it)");
+    if (XapianLayout::is_part(s) && !fs::exists(main + "/iamglass"))
+      throw IndexDamaged(fs::path(main).filename().string(), "missing (its part " + s + " is listed)");
+  }
+  refuse_symlink(XapianLayout::titles_dir(index_dir), "titles");
+}
 
 // Opened on first use: a refresh with nothing to write never touches it.
 Xapian::WritableDatabase& TextIndexWriter::titles_db() {
   if (!open_) {
+    refuse_symlink(XapianLayout::titles_dir(index_dir_), "titles");
     std::string dir = fresh_or_existing(XapianLayout::titles_dir(index_dir_));
     db_ = Xapian::WritableDatabase(dir, Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK);
     db_.commit();  // writes iamglass for a new database at once

@@ -102,8 +102,14 @@ struct XapianLayout {
 // Sets a database directory to 0700 and its files to 0600.
 void restrict_permissions(const std::string& dir);
 
-// Opens main + shards + titles as one read-only database.
-Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout);
+// Main + shards + titles as one read-only database.
+struct IndexDatabases {
+  Xapian::Database all;
+  Xapian::doccount message_docs = 0;  // main + shards: every message document, older epochs' too
+  bool titles = false;                // titles/ exists (created with the first title)
+};
+// Throws IndexDamaged naming a listed database that is missing, a link, or cannot be opened.
+IndexDatabases open_index_databases(const std::string& index_dir, const XapianLayout& layout);
 
 // Fresh shard databases being written by background threads, one per shard, which share out the
 // documents as they go. `docs` must outlive it; the destructor waits.
@@ -129,7 +135,9 @@ class ShardWrite {
 
 class TextIndexWriter {
  public:
+  // Throws IndexDamaged when a database the layout lists is missing or a link (check_layout).
   TextIndexWriter(const std::string& index_dir, const XapianLayout& layout);
+  static void check_layout(const std::string& index_dir, const XapianLayout& layout);
   void set_session_title(const SessionRec& s);
   void delete_session_title(std::string_view session_id);
   void commit();  // the titles database (shards commit as they are written)

@@ -31,13 +31,18 @@ struct TextEntry {
   uint64_t text_offset = 0;  // file offset of text[0]
 };
 
+// "" when the committed sizes describe the files: text.idx's first entry at 0 and its last inside
+// text.log, and that last entry ending exactly at the committed size. Otherwise "<file>: <what>".
+// Reads three small headers (pread), so every open can afford it.
+std::string text_log_tail_problem(int log_fd, int idx_fd, uint64_t committed_bytes, uint64_t committed_entries);
+
 class MappedFile {
  public:
   MappedFile() = default;
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
-  bool map(const std::string& path, uint64_t length);
+  void map(int fd, uint64_t length);  // the first `length` bytes, which the caller checked exist
   std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
 
  private:
@@ -51,7 +56,9 @@ class TextLogWriter {
   ~TextLogWriter();
   TextLogWriter(const TextLogWriter&) = delete;
   TextLogWriter& operator=(const TextLogWriter&) = delete;
-  // Opens (creating) and truncates both files to the committed sizes.
+  // Opens both files (creating them while nothing is committed) and cuts them to the committed
+  // sizes. Throws IndexDamaged when either is a link, missing, shorter than committed, or its last
+  // entry does not end at the committed size: extending a short log would lose entries silently.
   void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
   // Appends an entry (buffered); returns its start offset.
   uint64_t append(std::string_view key, uint8_t flags, std::string_view text);
@@ -70,7 +77,8 @@ class TextLogWriter {
 
 class TextLogReader {
  public:
-  bool open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
+  // Maps the committed bytes of both files; throws IndexDamaged as TextLogWriter::open does.
+  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
   std::string_view data() const { return log_.bytes(); }
   std::span<const uint64_t> starts() const;
   // The entry holding file offset `at` (nullopt if out of range or malformed).
