@@ -15,6 +15,9 @@ struct KeywordOptions {
   bool by_message = false;
   std::string sort = "relevance";  // relevance | newest | oldest
   size_t snippet_chars = 200;
+  // Matching documents examined in full so that `total` is exact; beyond, it is Xapian's estimate
+  // and `total_exact` is false.
+  size_t exact_total_docs = 20000;
 };
 
 struct ContentOptions {
