@@ -21,6 +21,7 @@ struct SearchArgs {
   std::string by = "session";          // session | message
   std::string sort = "relevance";      // keyword: relevance | newest | oldest
   size_t snippet_chars = 200;
+  double timeout_s = 10;               // content: time budget in seconds
   FilterArgs filters;
 };
 

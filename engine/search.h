@@ -2,6 +2,7 @@
 // the printers (cli/print_*.cpp) never know which engine produced a hit.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -25,6 +26,9 @@ struct ContentOptions {
   bool fixed = false, ignore_case = false, word = false;
   bool by_message = false;
   size_t snippet_chars = 200;
+  // Wall time for the scan and the confirmation of its candidates; past it the hits found so far
+  // are returned with `truncated` set (checked between scan chunks and between candidates).
+  std::chrono::milliseconds time_budget{10000};
 };
 
 QueryResult run_keyword(IndexReader& reader, const std::string& query, const Filters& filters, const KeywordOptions& o);
