@@ -146,10 +146,10 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     bool have_start = true;
     if (pcre) {
       if (auto m = pcre->first_match(text)) fm = {true, m->first, m->second};
-    } else if (patterns.with_start) {
-      hs_scan(patterns.with_start.get(), text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_first, &fm);
     } else if (PcreMatcher::Found m; patterns.locate && (m = patterns.locate->find(text)).match) {
       fm = {true, m.begin, m.end};
+    } else if (patterns.with_start) {
+      hs_scan(patterns.with_start.get(), text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_first, &fm);
     } else {  // only the end of the first match is known: the snippet centres on it
       hs_scan(scan_db, text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_first, &fm);
       have_start = false;

@@ -138,11 +138,12 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o) {
   std::string error;
   c.scan = compile_hs(o, exprs, Mode::Exact, &error);
   if (c.scan) {
-    c.with_start = compile_hs(o, exprs, Mode::ExactWithStart, nullptr);  // e.g. \w+ under UCP is "too large"
-    if (!c.with_start) {
-      std::string ignored;
-      c.locate = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, ignored);
-    }
+    // Snippets need where the first match starts. A SOM_LEFTMOST database would cost a second
+    // Hyperscan compile (60-230 ms for \w or \s under UCP, or "Pattern is too large"); PCRE2 compiles
+    // in microseconds and only runs on the shown hits. Hyperscan's SOM stays the fallback.
+    std::string locate_error;
+    c.locate = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, locate_error);
+    if (!c.locate) c.with_start = compile_hs(o, exprs, Mode::ExactWithStart, nullptr);
   } else {
     // Hyperscan cannot run it exactly: a prefilter finds a superset, PCRE2 decides. A pattern
     // neither engine compiles is reported with PCRE2's message (the syntax is PCRE's).

@@ -31,9 +31,9 @@ using HsScratch = std::unique_ptr<hs_scratch_t, HsScratchDeleter>;
 // HS_FLAG_PREFILTER mode and PCRE2 decides each candidate.
 struct ContentPatterns {
   HsDatabase scan;                      // exact, or a prefilter when `confirm` is set
-  HsDatabase with_start;                // exact with SOM_LEFTMOST; null when Hyperscan cannot track starts
   std::optional<PcreMatcher> confirm;   // decides every candidate
-  std::optional<PcreMatcher> locate;    // match starts for snippets when `with_start` is null
+  std::optional<PcreMatcher> locate;    // where the first match starts, for snippets (shown hits only)
+  HsDatabase with_start;                // SOM_LEFTMOST, only when PCRE2 cannot compile `locate`
   // Some pattern looks outside its match (^ $ \b \A \z lookaround, -w): in the whole-log scan it
   // would see the neighbouring entries' framing bytes, so each entry's text is scanned alone.
   bool per_entry = false;
