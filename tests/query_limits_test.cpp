@@ -103,3 +103,22 @@ TEST_CASE("limits: a prefix* expanding to more terms than the limit reports the 
   RunResult text = run_osearch({"keyword", "tok*", "--index", ix.idx, "--no-refresh", "--format", "text"});
   CHECK(text.out.find("truncated: wildcard 'tok*'") != std::string::npos);
 }
+
+TEST_CASE("limits: session total over the shared corpus equals the sessions a full page holds", "[hardening][query]") {
+  // The reproduction of issue 7: 160 sessions, `keyword the --limit 1` said 200 (Xapian's collapse
+  // estimate over several sub-databases); the generated indexes above happen to estimate right.
+  TempDir tmp{"query-limits-corpus"};
+  const std::string idx = tmp / "index";
+  REQUIRE(fs::exists(corpus_claude_dir()));
+  run_index(idx, {{"claude", corpus_claude_dir()}}, IndexOptions{});
+  IndexReader r(idx);
+  for (const std::string q : {"the", "error", "hook"}) {
+    INFO(q);
+    QueryResult one = run_keyword(r, q, limit_filters(1), KeywordOptions{});
+    QueryResult all = run_keyword(r, q, limit_filters(100000), KeywordOptions{});
+    CHECK(one.total_exact);
+    CHECK(one.total == all.hits.size());
+    CHECK(all.total == all.hits.size());
+    CHECK(one.total <= r.counts().sessions);
+  }
+}
