@@ -127,3 +127,15 @@ TEST_CASE("content limits: which patterns look outside their match", "[hardening
   for (const char* p : {"abc", "[^a-z]+", "a\\$b", "\\^x", "[$^]", "\\Q^$\\E", "[[:alpha:]^]", "\\\\d", "[\\]^]"})
     CHECK_FALSE(looks_outside_match(p));
 }
+
+TEST_CASE("content limits: a PCRE2 error is never a silent 'no match'", "[hardening][content]") {
+  // A repeated group over 40 KB overflowed PCRE2-JIT's default 32 KiB stack, and the error was
+  // taken for "no match": the message was silently missing. The JIT stack now grows to 8 MiB and
+  // the interpreter retries past it; any other limit is regex-too-costly.
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "ab";
+  SyntheticIndex ix({{text + "xa", "plain words"}});
+  QueryResult r = content(ix, {"^(?:(a)|b)*x\\1"});
+  CHECK(r.total == 1);
+  CHECK_FALSE(r.truncated);
+}
