@@ -72,6 +72,7 @@ int cmd_content(const Context& ctx, const SearchArgs& typed) {
   o.word = args.word;
   o.by_message = args.by == "message";
   o.snippet_chars = args.snippet_chars;
+  o.time_budget = std::chrono::milliseconds(static_cast<int64_t>(args.timeout_s * 1000.0 + 0.5));
   if (o.patterns.empty()) throw UsageError("usage", "content needs a PATTERN (or -e PATTERN)");
   return run_query(ctx, args, 20, [&](IndexReader& r, const Filters& f) {
     QueryResult result = run_content(r, f, o);

@@ -22,6 +22,7 @@ struct SearchArgs {
   std::string by = "session";          // session | message
   std::string sort = "relevance";      // keyword: relevance | newest | oldest
   size_t snippet_chars = 200;
+  double timeout_s = 10;               // content: time budget in seconds
   FilterArgs filters;
   struct {
     std::string limit, offset, snippet_chars;  // as typed; empty = not given

@@ -126,6 +126,8 @@ int main(int argc, char** argv) {
   content->add_flag("-i,--ignore-case", ct.ignore_case, "case-insensitive");
   content->add_flag("-w,--word-regexp", ct.word, "match whole words only");
   content->add_option("--by", ct.by, "session|message")->check(CLI::IsMember({"session", "message"}));
+  content->add_option("--timeout", ct.timeout_s, "time budget in seconds (default 10); past it, the hits found so far")
+      ->check(CLI::Range(0.001, 86400.0));
   add_filters(content, ct.filters, ct);
 
   SearchArgs ls;

@@ -77,7 +77,12 @@ void write_envelope_fields(JsonWriter& w, const QueryResult& r) {
     w.end_array();
   }
   w.key("total"); w.value(r.total);
+  w.key("total_exact"); w.value(r.total_exact);
   w.key("returned"); w.value(static_cast<uint64_t>(r.hits.size()));
+  w.key("truncated"); w.value(r.truncated);
+  if (r.truncated) {
+    w.key("truncated_reason"); w.value(r.truncated_reason);
+  }
   w.key("took_ms"); w.value(r.took_ms);
   w.key("index");
   w.begin_object();

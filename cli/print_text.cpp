@@ -50,7 +50,9 @@ void print_text(const QueryResult& r, bool color) {
     if (!h.snippet.empty()) std::printf("  %s\n", highlight(terminal_safe(h.snippet), h.matched_terms, color).c_str());
     std::printf("  %s%s%s\n\n", dim, terminal_safe(resume_hint(s), LineBreaks::Visible).c_str(), reset);
   }
-  std::printf("%s%llu of %llu %s · %.1f ms%s%s\n", dim, (unsigned long long)r.hits.size(), (unsigned long long)r.total,
+  if (r.truncated) std::printf("%struncated: %s%s\n", dim, r.truncated_reason.c_str(), reset);
+  std::printf("%s%llu of %s%llu %s · %.1f ms%s%s\n", dim, (unsigned long long)r.hits.size(), r.total_exact ? "" : "~",
+              (unsigned long long)r.total,
               r.action == "list" ? "sessions" : "results", r.took_ms, r.stale ? " · index busy, may be stale" : "", reset);
 }
 

@@ -99,9 +99,29 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   SessionScope scope(reader, f);
   HitDecider decider(&scope, reader.epochs());
   const Xapian::MatchDecider* md = decider.active() ? &decider : nullptr;
+  // Xapian counts exactly when it looks at every matching document (up to exact_total_docs of them,
+  // a few ms); beyond, `total` is its estimate and flagged as such.
   Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
-                                   static_cast<Xapian::doccount>(f.offset + f.limit + 1000), nullptr, md);
+                                   static_cast<Xapian::doccount>(std::max(f.offset + f.limit + 1, o.exact_total_docs)),
+                                   nullptr, md);
   result.total = mset.get_matches_estimated();
+  result.total_exact = mset.get_matches_lower_bound() == mset.get_matches_upper_bound();
+  if (!result.total_exact && !o.by_message && mset.get_uncollapsed_matches_upper_bound() <= o.exact_total_docs) {
+    // Collapsed, Xapian only knows the session count exactly when the page held every session. With
+    // at most exact_total_docs matching documents, one unranked pass collects every session instead.
+    Xapian::Enquire count(db);
+    count.set_query(q);
+    count.set_weighting_scheme(Xapian::BoolWeight());
+    count.set_collapse_key(kSlotSession);
+    Xapian::MSet all = count.get_mset(0, static_cast<Xapian::doccount>(o.exact_total_docs),
+                                       static_cast<Xapian::doccount>(o.exact_total_docs), nullptr, md);
+    if (all.get_matches_lower_bound() == all.get_matches_upper_bound()) {
+      result.total = all.size();
+      result.total_exact = true;
+    }
+  }
+  for (const auto& w : parsed.wildcards)
+    if (w.truncated()) result.truncate(w.describe());
   timer.mark("mset");
 
   std::map<std::string, SessionRec> sessions;

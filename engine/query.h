@@ -70,11 +70,24 @@ struct QueryResult {
   std::string action, query;
   std::vector<std::string> patterns;  // content: each pattern as given (the CLI echoes them)
   uint64_t total = 0;
+  // false: `total` is Xapian's estimate, or (with `truncated`) only what was found before the cut.
+  bool total_exact = true;
+  // Some work was cut short (a time budget, a wildcard expansion limit): hits may be missing.
+  // `truncated_reason` says which limit, in words ("; "-separated when several were hit).
+  bool truncated = false;
+  std::string truncated_reason;
   std::vector<Hit> hits;
   IndexCounts counts;
   uint64_t refreshed_files = 0;
   bool stale = false;
   double took_ms = 0;
+
+  // Records a limit that cut the work short; the total then counts only what was found.
+  void truncate(const std::string& reason) {
+    truncated = true;
+    total_exact = false;
+    truncated_reason += (truncated_reason.empty() ? "" : "; ") + reason;
+  }
 };
 
 }  // namespace osearch

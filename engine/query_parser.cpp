@@ -91,7 +91,10 @@ class Parser {
       if (!stem.empty()) {
         out_.positive_terms.push_back(stem);
         out_.has_free_text = true;
-        return {Xapian::Query(Xapian::Query::OP_WILDCARD, stem, 256, Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT), ""};
+        out_.wildcards.push_back(expansion(tok, stem));
+        return {Xapian::Query(Xapian::Query::OP_WILDCARD, stem, kWildcardMaxTerms,
+                              Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT),
+                ""};
       }
     }
     Xapian::Query q = words(tok);
@@ -99,6 +102,21 @@ class Parser {
   }
 
  private:
+  // Xapian does not say whether it cut an expansion: count the prefix's terms (up to a bound).
+  WildcardExpansion expansion(const std::string& tok, const std::string& stem) const {
+    WildcardExpansion w;
+    w.pattern = tok;
+    for (auto it = db_.allterms_begin(stem), end = db_.allterms_end(stem); it != end; ++it) {
+      if (w.terms == kWildcardCountLimit) {
+        w.more_terms = true;
+        break;
+      }
+      ++w.terms;
+    }
+    w.used = std::min(w.terms, kWildcardMaxTerms);
+    return w;
+  }
+
   bool field_query(const std::string& field, const std::string& value, Xapian::Query& q) {
     std::string v = ascii_lower(value);
     if (field == "project") {
@@ -192,6 +210,11 @@ class Parser {
 };
 
 }  // namespace
+
+std::string WildcardExpansion::describe() const {
+  return "wildcard '" + pattern + "' used the " + std::to_string(used) + " most frequent of its " +
+         (more_terms ? "more than " : "") + std::to_string(terms) + " terms";
+}
 
 std::vector<std::string> split_query_tokens(const std::string& text) {
   std::vector<std::string> toks;

@@ -11,10 +11,26 @@
 
 namespace osearch {
 
+// A `prefix*` clause ORs at most kWildcardMaxTerms of the terms starting with the prefix (the most
+// frequent ones), chosen among the first kWildcardCountLimit; a cut is recorded, never silent.
+struct WildcardExpansion {
+  std::string pattern;     // as typed, e.g. "tok*"
+  size_t terms = 0;        // index terms with the prefix, counted up to kWildcardCountLimit
+  bool more_terms = false; // the count stopped at kWildcardCountLimit
+  size_t used = 0;         // terms the query uses
+  bool truncated() const { return more_terms || used < terms; }
+  std::string describe() const;  // "wildcard 'tok*' used the 5000 most frequent of its 20000 terms"
+};
+
+inline constexpr size_t kWildcardMaxTerms = 256;
+
+inline constexpr size_t kWildcardCountLimit = 1000000;  // ~ tens of ms of term iteration
+
 struct ParsedQuery {
   Xapian::Query query;
   std::vector<std::string> positive_terms;  // free-text terms a hit may contain (for matched_terms, snippets)
   bool has_free_text = false;               // false: only field filters / negations
+  std::vector<WildcardExpansion> wildcards;  // every prefix* clause, truncated or not
 };
 
 // `db` lets field values that are substrings (project:, model:) expand to the terms that exist.

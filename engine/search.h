@@ -2,6 +2,7 @@
 // the printers (cli/print_*.cpp) never know which engine produced a hit.
 #pragma once
 
+#include <chrono>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -15,6 +16,9 @@ struct KeywordOptions {
   bool by_message = false;
   std::string sort = "relevance";  // relevance | newest | oldest
   size_t snippet_chars = 200;
+  // Matching documents examined in full so that `total` is exact; beyond, it is Xapian's estimate
+  // and `total_exact` is false.
+  size_t exact_total_docs = 20000;
 };
 
 struct ContentOptions {
@@ -22,6 +26,9 @@ struct ContentOptions {
   bool fixed = false, ignore_case = false, word = false;
   bool by_message = false;
   size_t snippet_chars = 200;
+  // Wall time for the scan and the confirmation of its candidates; past it the hits found so far
+  // are returned with `truncated` set (checked between scan chunks and between candidates).
+  std::chrono::milliseconds time_budget{10000};
 };
 
 QueryResult run_keyword(IndexReader& reader, const std::string& query, const Filters& filters, const KeywordOptions& o);

@@ -54,9 +54,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<std::string> exprs;  // what run_content hands PcreMatcher (-F never needs it)
     for (const auto& p : o.patterns) exprs.push_back(o.word ? "\\b(?:" + p + ")\\b" : p);
     std::string error;
-    if (auto m = osearch::PcreMatcher::compile(exprs, o.ignore_case, error)) {
-      if (auto hit = m->first_match(subject)) require(hit->first <= hit->second && hit->second <= subject.size(),
-                                                      "match outside the subject");
+    if (auto m = osearch::PcreMatcher::compile(exprs, o.patterns, o.ignore_case, error)) {
+      const auto hit = m->find(subject);  // never throws; a limit sets too_costly
+      if (hit.match) require(hit.begin <= hit.end && hit.end <= subject.size(), "match outside the subject");
     }
   }
   return 0;

@@ -1,0 +1,141 @@
+// `content` under issue 7: catastrophic regexes end (regex-too-costly or a flagged partial answer),
+// patterns are Unicode-aware (UTF-8 + UCP in Hyperscan and PCRE2), and anchors/word boundaries see
+// each message's own edges. Generated indexes; outcomes asserted by exit code, kind and flag only.
+#include "tests/cli_fixture.h"
+#include "tests/synthetic_index.h"
+
+#include "engine/content_scan.h"
+
+using namespace osearch;
+
+namespace {
+
+QueryResult content(const SyntheticIndex& ix, std::vector<std::string> patterns, bool by_message = true,
+                    bool ignore_case = false, bool word = false,
+                    std::chrono::milliseconds budget = ContentOptions{}.time_budget) {
+  IndexReader r(ix.idx);
+  ContentOptions o;
+  o.patterns = std::move(patterns);
+  o.ignore_case = ignore_case;
+  o.word = word;
+  o.by_message = by_message;
+  o.time_budget = budget;
+  return run_content(r, limit_filters(1000), o);
+}
+
+std::set<std::string> snippets(const QueryResult& r) {
+  std::set<std::string> out;
+  for (const auto& h : r.hits) out.insert(h.snippet);
+  return out;
+}
+
+// Long runs of word characters, without the final char the patterns need right after a repeat.
+std::string word_run(size_t n) {
+  std::string s;
+  for (size_t i = 0; i < n; ++i) s.push_back("abcdefghijklmnopqrstuvwz0123456789"[i % 34]);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("content limits: catastrophic regexes end as regex-too-costly", "[hardening][content]") {
+  const std::string run = word_run(3000);
+  SyntheticIndex ix({{run + " x " + run + " y", "short words x y", run}});
+  for (const std::string p : {"(\\w+)*\\1x", "((.)*)*\\2y", "(.*)(.*)(.*)\\3\\2\\1"}) {
+    INFO(p);
+    // Engine: BadInput of kind regex-too-costly naming the pattern.
+    bool threw = false;
+    try {
+      content(ix, {p});
+    } catch (const BadInput& e) {
+      threw = true;
+      CHECK(e.kind == "regex-too-costly");
+      CHECK(std::string(e.what()).find(p) != std::string::npos);
+    }
+    CHECK(threw);
+    // CLI: exit 2 and the JSON error object.
+    RunResult r = run_osearch({"content", p, "--index", ix.idx, "--no-refresh", "--format", "json"});
+    CHECK(r.exit_code == 2);
+    Json e;
+    REQUIRE(try_parse(last_line(r.err), e));
+    CHECK(e["error"]["kind"].s == "regex-too-costly");
+  }
+}
+
+TEST_CASE("content limits: the time budget returns a flagged partial answer", "[hardening][content]") {
+  SyntheticIndex ix({{"alpha one", "alpha two"}, {"alpha three"}});
+  QueryResult whole = content(ix, {"alpha"});
+  CHECK(whole.total == 3);
+  CHECK_FALSE(whole.truncated);
+  CHECK(whole.total_exact);
+  // A budget already spent: nothing is scanned, and the answer says so instead of claiming "none".
+  QueryResult cut = content(ix, {"alpha"}, true, false, false, std::chrono::milliseconds(0));
+  CHECK(cut.truncated);
+  CHECK_FALSE(cut.total_exact);
+  CHECK(cut.truncated_reason.find("time budget") != std::string::npos);
+  // The CLI option is validated and its envelope carries the flag.
+  RunResult bad = run_osearch({"content", "alpha", "--timeout", "0", "--index", ix.idx, "--no-refresh", "--format", "json"});
+  CHECK(bad.exit_code == 2);
+  RunResult ok = run_osearch({"content", "alpha", "--timeout", "30", "--index", ix.idx, "--no-refresh", "--format", "json"});
+  REQUIRE(ok.exit_code == 0);
+  Json j = parse(ok.out);
+  REQUIRE(j.has("truncated"));
+  CHECK_FALSE(j["truncated"].b);
+  CHECK(j["total_exact"].b);
+}
+
+TEST_CASE("content limits: patterns are Unicode-aware", "[hardening][content]") {
+  SyntheticIndex ix({{"naïve café résumé", "中文字符测试 here", "ÉCOLE big", "plain ascii words", "東京abc",
+                      "abc東京", "東京 abc 大阪"}});
+  // \p{Han} used to be "Pattern can never match".
+  CHECK(snippets(content(ix, {"\\p{Han}+"})) ==
+        std::set<std::string>{"中文字符测试 here", "東京abc", "abc東京", "東京 abc 大阪"});
+  // \w+ spans accented letters: the whole word is the match.
+  QueryResult w = content(ix, {"caf\\w"});
+  REQUIRE(w.hits.size() == 1);
+  REQUIRE(w.hits[0].matched_terms.size() == 1);
+  CHECK(w.hits[0].matched_terms[0] == "café");
+  QueryResult words = content(ix, {"\\w+é\\b"});
+  REQUIRE(words.hits.size() == 1);
+  CHECK(words.hits[0].matched_terms[0] == "café");
+  // -i folds non-ASCII case, in both engines.
+  CHECK(content(ix, {"école"}).hits.empty());
+  CHECK(snippets(content(ix, {"école"}, true, true)) == std::set<std::string>{"ÉCOLE big"});
+  CHECK(snippets(content(ix, {"(é)cole"}, true, true)) == std::set<std::string>{"ÉCOLE big"});
+  // -w: a CJK letter is a word character, so "abc" next to 東京 is not a whole word.
+  CHECK(snippets(content(ix, {"abc"}, true, false, true)) == std::set<std::string>{"東京 abc 大阪"});
+  CHECK(snippets(content(ix, {"東京"}, true, false, true)) == std::set<std::string>{"東京 abc 大阪"});
+}
+
+TEST_CASE("content limits: anchors and word boundaries see each message's own edges", "[hardening][content]") {
+  // In the whole-log scan a message's text is framed by binary entry headers, not by line ends:
+  // '^foo' missed a message starting with foo, 'foo$' and -w one ending with it.
+  SyntheticIndex ix({{"hello foo", "foo starts here", "middle bar here", "xfoo and foox"}});
+  CHECK(snippets(content(ix, {"^foo"})) == std::set<std::string>{"foo starts here"});
+  CHECK(snippets(content(ix, {"foo$"})) == std::set<std::string>{"hello foo"});
+  CHECK(snippets(content(ix, {"\\bfoo\\b"})) == std::set<std::string>{"hello foo", "foo starts here"});
+  CHECK(snippets(content(ix, {"foo"}, true, false, true)) == std::set<std::string>{"hello foo", "foo starts here"});
+  CHECK(snippets(content(ix, {"\\Ahello"})) == std::set<std::string>{"hello foo"});
+  CHECK(content(ix, {"bar$"}).hits.empty());
+  CHECK(content(ix, {"(?<=hello )foo$"}).hits.size() == 1);
+}
+
+TEST_CASE("content limits: which patterns look outside their match", "[hardening][content]") {
+  for (const char* p : {"^a", "a$", "\\ba", "a\\B", "\\Aa", "a\\z", "(?<=a)b", "(?<!a)b", "a(?=b)", "a(?!b)",
+                        "[a]^", "[]]$", "[^]]$", "[[:alpha:]]$"})
+    CHECK(looks_outside_match(p));
+  for (const char* p : {"abc", "[^a-z]+", "a\\$b", "\\^x", "[$^]", "\\Q^$\\E", "[[:alpha:]^]", "\\\\d", "[\\]^]"})
+    CHECK_FALSE(looks_outside_match(p));
+}
+
+TEST_CASE("content limits: a PCRE2 error is never a silent 'no match'", "[hardening][content]") {
+  // A repeated group over 40 KB overflowed PCRE2-JIT's default 32 KiB stack, and the error was
+  // taken for "no match": the message was silently missing. The JIT stack now grows to 8 MiB and
+  // the interpreter retries past it; any other limit is regex-too-costly.
+  std::string text;
+  for (int i = 0; i < 20000; ++i) text += "ab";
+  SyntheticIndex ix({{text + "xa", "plain words"}});
+  QueryResult r = content(ix, {"^(?:(a)|b)*x\\1"});
+  CHECK(r.total == 1);
+  CHECK_FALSE(r.truncated);
+}

@@ -1,0 +1,63 @@
+// A generated Claude projects tree for the query-limit tests: sessions of short user messages,
+// written as JSONL and indexed through the engine (few, short lines, so building it stays fast).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "engine/indexer.h"
+#include "engine/query.h"
+#include "engine/reader.h"
+#include "engine/search.h"
+#include "test_util.h"
+
+namespace osearch_test {
+
+inline std::string json_string(std::string_view s) {
+  std::string o = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') o.push_back('\\');
+    if (c == '\n') {
+      o += "\\n";
+      continue;
+    }
+    o.push_back(c);
+  }
+  return o + "\"";
+}
+
+// sessions[i] holds the texts of session i's messages, in order.
+struct SyntheticIndex {
+  TempDir tmp{"query-limits"};
+  std::string src = tmp / "claude";
+  std::string idx = tmp / "index";
+
+  explicit SyntheticIndex(const std::vector<std::vector<std::string>>& sessions) {
+    for (size_t s = 0; s < sessions.size(); ++s) {
+      char sid[64];
+      std::snprintf(sid, sizeof sid, "%08zu-1111-4222-8333-444444444444", s);
+      std::string lines;
+      for (size_t m = 0; m < sessions[s].size(); ++m) {
+        char ts[40];
+        std::snprintf(ts, sizeof ts, "2026-03-01T10:%02zu:%02zu.000Z", (m / 60) % 60, m % 60);
+        lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
+                 R"(","message":{"role":"user","content":)" + json_string(sessions[s][m]) + R"(},"uuid":"u-)" +
+                 std::to_string(s) + "-" + std::to_string(m) + R"(","timestamp":")" + ts + "\"}\n";
+      }
+      write_file(src + "/-w-proj/" + sid + ".jsonl", lines);
+    }
+    osearch::IndexSummary sum = osearch::run_index(idx, {{"claude", src}}, osearch::IndexOptions{});
+    REQUIRE(sum.bad_lines == 0);
+  }
+};
+
+inline osearch::Filters limit_filters(size_t limit, size_t offset = 0) {
+  osearch::FilterArgs a;
+  a.limit = limit;
+  a.offset = offset;
+  return osearch::parse_filters(a, 0, 20);
+}
+
+}  // namespace osearch_test
