@@ -54,6 +54,8 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   }
   if (ctx.verbose)
     for (const auto& p : s.problems) std::fprintf(stderr, "osearch: %s\n", p.c_str());
+  else if (!s.lost.empty())  // data loss is said even without --verbose
+    std::fprintf(stderr, "osearch: not carried over from the old index: %s\n", s.lost.c_str());
   if (ctx.format == Format::Text) {
     if (!ctx.quiet)
       std::printf(
@@ -83,6 +85,16 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   w.key("tool_calls"); w.value(s.tool_calls);
   w.key("bytes_read"); w.value(s.bytes_read);
   w.key("seconds"); w.value(s.seconds);
+  if (s.rebuilt) {
+    w.key("salvaged");
+    w.begin_object();
+    w.key("memories"); w.value(s.salvaged_memories);
+    w.key("sessions"); w.value(s.salvaged_sessions);
+    w.end_object();
+  }
+  if (!s.lost.empty()) {
+    w.key("lost"); w.value(s.lost);
+  }
   if (ctx.verbose) {
     w.key("problems");
     w.begin_array();

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace osearch {
@@ -30,6 +31,8 @@ struct IndexOptions {
   size_t flush_bytes = 6u << 20;  // commit every N bytes of message text
   Repack repack = Repack::Auto;
   std::function<void(const IndexProgress&)> progress;
+  // Called at the steps of a rebuild ("salvaged", "built", "switched"): tests kill the run there.
+  std::function<void(std::string_view point)> at_point;
 };
 
 struct IndexSummary {
@@ -40,6 +43,10 @@ struct IndexSummary {
   uint64_t sessions = 0, messages = 0, tool_calls = 0;  // totals after the run
   double seconds = 0;
   std::vector<std::string> problems;  // unreadable files/dirs, named with --verbose
+  // --full or a schema change: a new generation was built beside the old one and switched to.
+  bool rebuilt = false;
+  uint64_t salvaged_memories = 0, salvaged_sessions = 0;  // carried over from the old env
+  std::string lost;  // what the rebuild could not carry over from a damaged old env ("" = nothing)
 };
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);

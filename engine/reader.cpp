@@ -1,6 +1,7 @@
 #include "engine/reader.h"
 
 #include "engine/codec.h"
+#include "engine/index_parts.h"
 
 #include <unistd.h>
 
@@ -10,26 +11,32 @@ namespace osearch {
 
 IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read) {
   // LMDB is committed last, so everything it points at (Xapian databases, text log bytes) exists —
-  // unless a writer compacted and removed a database between our snapshot and the open: then take
-  // a newer snapshot.
+  // unless a writer removed a part between our snapshot and the open: a compaction (then a newer
+  // snapshot names the new databases) or the switch of `index --full` to a new generation (then
+  // records.current names a new env, whose parts we resolve again).
+  IndexParts parts;
   for (int attempt = 0;; ++attempt) {
     txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
-    XapianLayout layout;
-    layout.generation = Store::meta_u64(*txn_, db(), meta_key::kXapianGeneration);
-    if (auto v = txn_->get(db().meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
+    parts = read_parts(*txn_, db());
+    bool opened = false;
     try {
-      xapian_ = open_index_database(dir, layout);
-      break;
+      xapian_ = open_index_database(dir, parts.layout);
+      opened = true;
     } catch (const Xapian::DatabaseOpeningError&) {
       if (attempt >= 20) throw;
-      txn_.reset();
-      ::usleep(20000);
     }
+    if (opened) {
+      text_.emplace();
+      if (text_->open(dir, parts.text_bytes, parts.text_entries, parts.text_log) ||
+          current_records_name(dir) == std::filesystem::path(store_.env_dir()).filename().string() || attempt >= 20)
+        break;
+    }
+    txn_.reset();
+    if (current_records_name(dir) != std::filesystem::path(store_.env_dir()).filename().string()) store_.reopen();
+    ::usleep(20000);
   }
   LmdbCursor ep(*txn_, db().epochs);
   for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.emplace(ep.key(), get_be32(ep.value()));
-  text_.open(dir, Store::meta_u64(*txn_, db(), meta_key::kTextBytes),
-             Store::meta_u64(*txn_, db(), meta_key::kTextEntries));
 }
 
 std::optional<SessionRec> IndexReader::session(std::string_view id) const {

@@ -116,8 +116,14 @@ void set_current_records(const std::string& dir, const std::string& name) {
 
 Store::Store(const std::string& dir, Mode mode) : dir_(dir), mode_(mode) { open(); }
 
+Store::Store(const std::string& dir, const std::string& env_name) : dir_(dir), unlisted_env_(env_name), mode_(Mode::Write) {
+  if (!is_env_name(env_name)) throw std::invalid_argument("not an LMDB dir name: " + env_name);
+  open();
+}
+
 void Store::reopen() {
   env_.close();
+  unlisted_env_.clear();
   dbis_ = Dbis{};
   open();
 }
@@ -125,8 +131,11 @@ void Store::reopen() {
 void Store::open() {
   if (mode_ == Mode::Write) {
     make_private_dir(dir_);
-    const std::string name = current_records_name(dir_);
-    remove_stale_envs(dir_, name);
+    std::string name = unlisted_env_;
+    if (name.empty()) {
+      name = current_records_name(dir_);
+      remove_stale_envs(dir_, name);
+    }
     env_dir_ = dir_ + "/" + name;
     make_private_dir(env_dir_);
     // One fsync per commit instead of two: a system crash may undo the last transaction but

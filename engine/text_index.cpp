@@ -159,8 +159,9 @@ Xapian::Database open_index_database(const std::string& index_dir, const XapianL
   std::string main = layout.main_dir(index_dir);
   if (fs::exists(main + "/iamglass")) db.add_database(Xapian::Database(main));
   for (const auto& s : layout.shards) db.add_database(Xapian::Database(index_dir + "/" + s));
-  std::string titles = XapianLayout::titles_dir(index_dir);
-  if (fs::exists(titles + "/iamglass")) db.add_database(Xapian::Database(titles));
+  std::string titles = layout.titles_dir(index_dir);
+  if (layout.titles != XapianLayout::kLegacyTitles || fs::exists(titles + "/iamglass"))
+    db.add_database(Xapian::Database(titles));
   return db;
 }
 
@@ -188,7 +189,7 @@ TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayou
 // Opened on first use: a refresh with nothing to write never touches it.
 Xapian::WritableDatabase& TextIndexWriter::titles_db() {
   if (!open_) {
-    std::string dir = fresh_or_existing(XapianLayout::titles_dir(index_dir_));
+    std::string dir = fresh_or_existing(layout_.titles_dir(index_dir_));
     db_ = Xapian::WritableDatabase(dir, Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK);
     db_.commit();  // writes iamglass for a new database at once
     restrict_permissions(dir);
@@ -213,7 +214,7 @@ void TextIndexWriter::delete_session_title(std::string_view session_id) {
 void TextIndexWriter::commit() {
   if (!open_) return;
   db_.commit();
-  restrict_permissions(XapianLayout::titles_dir(index_dir_));  // a commit may have created files
+  restrict_permissions(layout_.titles_dir(index_dir_));  // a commit may have created files
 }
 
 std::unique_ptr<ShardWrite> TextIndexWriter::start_shards(std::span<const MessageDoc> docs, unsigned threads) {
@@ -231,6 +232,7 @@ std::unique_ptr<ShardWrite> TextIndexWriter::start_shards(std::span<const Messag
 
 XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
   XapianLayout next;
+  next.titles = layout.titles;
   next.generation = layout.generation + 1;
   while (fs::exists(next.main_dir(index_dir_)) || fs::exists(next.part_dir(index_dir_))) ++next.generation;
   // Everything is merged into two databases, in two threads: compaction is single-threaded and
@@ -306,8 +308,9 @@ void TextIndexWriter::remove_unreferenced(const std::string& index_dir, const Xa
   std::string keep_main = "xapian-" + std::to_string(layout.generation);
   for (const auto& e : fs::directory_iterator(index_dir, ec)) {
     std::string name = e.path().filename().string();
-    bool is_db = name.rfind("xapian-", 0) == 0 || name.rfind("shard-", 0) == 0 || XapianLayout::is_part(name);
-    if (!is_db || name == keep_main) continue;
+    const bool is_titles = name == XapianLayout::kLegacyTitles || name.rfind("titles-", 0) == 0;
+    bool is_db = name.rfind("xapian-", 0) == 0 || name.rfind("shard-", 0) == 0 || XapianLayout::is_part(name) || is_titles;
+    if (!is_db || name == keep_main || name == layout.titles) continue;
     if (std::find(layout.shards.begin(), layout.shards.end(), name) != layout.shards.end()) continue;
     fs::remove_all(e.path(), ec);
   }

@@ -89,10 +89,14 @@ struct XapianLayout {
   // Directory names under the index dir: fresh shards (`shard-…`) and the second half of the last
   // compaction (`part-<gen>`), which counts as main database, not as new data.
   std::vector<std::string> shards;
+  // The title database's dir name: "titles" in an index built before names came from LMDB meta,
+  // titles-<k> since (a fresh one per `index --full`).
+  std::string titles = kLegacyTitles;
+  static constexpr const char* kLegacyTitles = "titles";
   std::string main_dir(const std::string& index_dir) const;
   std::string part_dir(const std::string& index_dir) const;
   static bool is_part(std::string_view name) { return name.rfind("part-", 0) == 0; }
-  static std::string titles_dir(const std::string& index_dir) { return index_dir + "/titles"; }
+  std::string titles_dir(const std::string& index_dir) const { return index_dir + "/" + titles; }
   std::string encode_shards() const;
   static std::vector<std::string> decode_shards(std::string_view s);
 };
@@ -100,7 +104,8 @@ struct XapianLayout {
 // Sets a database directory to 0700 and its files to 0600.
 void restrict_permissions(const std::string& dir);
 
-// Opens main + shards + titles as one read-only database.
+// Opens main + shards + titles as one read-only database. A missing titles-<k> dir (removed after
+// a newer generation took over) is a DatabaseOpeningError, like a missing shard: readers retry.
 Xapian::Database open_index_database(const std::string& index_dir, const XapianLayout& layout);
 
 // Fresh shard databases being written by background threads, one per shard, which share out the
@@ -148,7 +153,8 @@ class TextIndexWriter {
   // Merges the fresh shards alone into one new shard (main and part untouched); returns the new layout.
   XapianLayout merge_shards(const XapianLayout& layout);
   static uint64_t dir_bytes(const std::string& dir);
-  // Removes database directories the layout does not reference (leftovers of crashes and old gens).
+  // Removes database directories the layout does not reference (leftovers of crashes and old gens,
+  // title databases included).
   static void remove_unreferenced(const std::string& index_dir, const XapianLayout& layout);
 
  private:

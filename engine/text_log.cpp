@@ -62,9 +62,10 @@ TextLogWriter::~TextLogWriter() {
   if (idx_fd_ >= 0) ::close(idx_fd_);
 }
 
-void TextLogWriter::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries) {
-  log_fd_ = open_file(dir + "/text.log");
-  idx_fd_ = open_file(dir + "/text.idx");
+void TextLogWriter::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+                         const std::string& name) {
+  log_fd_ = open_file(dir + "/" + name + ".log");
+  idx_fd_ = open_file(dir + "/" + name + ".idx");
   if (::ftruncate(log_fd_, static_cast<off_t>(committed_bytes)) != 0 ||
       ::ftruncate(idx_fd_, static_cast<off_t>(committed_entries * 8)) != 0)
     throw std::runtime_error(std::string("text log truncate: ") + std::strerror(errno));
@@ -101,8 +102,9 @@ void TextLogWriter::sync() {
   ::fdatasync(idx_fd_);
 }
 
-bool TextLogReader::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries) {
-  return log_.map(dir + "/text.log", committed_bytes) && idx_.map(dir + "/text.idx", committed_entries * 8);
+bool TextLogReader::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+                         const std::string& name) {
+  return log_.map(dir + "/" + name + ".log", committed_bytes) && idx_.map(dir + "/" + name + ".idx", committed_entries * 8);
 }
 
 std::span<const uint64_t> TextLogReader::starts() const {

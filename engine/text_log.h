@@ -51,8 +51,10 @@ class TextLogWriter {
   ~TextLogWriter();
   TextLogWriter(const TextLogWriter&) = delete;
   TextLogWriter& operator=(const TextLogWriter&) = delete;
-  // Opens (creating) and truncates both files to the committed sizes.
-  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
+  // Opens (creating) <dir>/<name>.log and .idx and truncates both to the committed sizes. `name`
+  // comes from LMDB meta (engine/index_parts.h).
+  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+            const std::string& name = "text");
   // Appends an entry (buffered); returns its start offset.
   uint64_t append(std::string_view key, uint8_t flags, std::string_view text);
   // Writes buffered bytes and fdatasyncs both files; returns {bytes, entries} now durable.
@@ -69,7 +71,8 @@ class TextLogWriter {
 
 class TextLogReader {
  public:
-  bool open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
+  bool open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+            const std::string& name = "text");
   std::string_view data() const { return log_.bytes(); }
   std::span<const uint64_t> starts() const;
   // The entry holding file offset `at` (nullopt if out of range or malformed).
