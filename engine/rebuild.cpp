@@ -105,7 +105,7 @@ Rebuild begin_rebuild(const std::string& index_dir, uint64_t schema, IndexSummar
   // A damaged file is still read as far as it goes (in the child), but anything only it held may
   // be gone without a read error to show for it: say so.
   if (const std::string problem = lmdb_data_problem(old); !problem.empty())
-    lost.push_back("the LMDB store was damaged (" + problem + "), so whatever it held that could not be read");
+    lost.push_back("the LMDB store was damaged (" + problem + "): whatever it held that could not be read");
   if (auto l = salvage_old_env({index_dir, old, rb.env_name, rb.parts.text_log, schema}).lost; !l.empty())
     lost.push_back(std::move(l));
   for (const auto& l : lost) summary.lost += (summary.lost.empty() ? "" : "; ") + l;

@@ -306,3 +306,46 @@ TEST_CASE("full: the CLI reports what it salvaged and what was lost", "[hardenin
   CHECK(bad.out.find("\"lost\":") != std::string::npos);
   CHECK(bad.err.find("not carried over") != std::string::npos);
 }
+
+TEST_CASE("full: a reader that opened the old generation keeps answering from it after the switch",
+          "[hardening][full]") {
+  ArchiveFixture fx;
+  add_new_sessions(fx.src, 2);
+  IndexReader before(fx.idx);
+  const IndexCounts c = before.counts();
+  const Xapian::doccount docs = before.xapian().get_doccount();
+  IndexSummary s = index_tree(fx.idx, fx.src, full_options());
+  REQUIRE(s.rebuilt);
+  REQUIRE(s.sessions == c.sessions + 2);
+  // The old env, Xapian generation and text log are removed, but this reader's files stay open.
+  CHECK(before.counts().sessions == c.sessions);
+  CHECK(before.xapian().get_doccount() == docs);
+  Xapian::Enquire enq(before.xapian());
+  enq.set_query(Xapian::Query("gotcha"));
+  CHECK(enq.get_mset(0, 10).size() > 0);
+  const auto msgs = session_messages(fx.idx, kWindowsSid);
+  REQUIRE_FALSE(msgs.empty());
+  auto m = before.message(msgs.front().rec.key);
+  REQUIRE(m.has_value());
+  CHECK(before.message_text(*m) == msgs.front().text);
+  CHECK(counts_of(fx.idx).sessions == c.sessions + 2);  // a new reader sees the new generation
+}
+
+TEST_CASE("full: an index of another schema version is rebuilt beside it, memories kept, the archive's loss said",
+          "[hardening][full]") {
+  ArchiveFixture fx;
+  {
+    Store store(fx.idx, Store::Mode::Write);
+    LmdbTxn txn(store.env(), false);
+    Store::put_meta_u64(txn, store.db(), meta_key::kSchema, 3);
+    txn.commit();
+  }
+  IndexSummary s = index_tree(fx.idx, fx.src);  // a plain run notices
+  INFO("lost: " << s.lost);
+  CHECK(s.rebuilt);
+  CHECK(sorted(memories_of(fx.idx)) == sorted(kMemories));
+  CHECK(s.salvaged_sessions == 0);
+  CHECK(s.lost.find("another version") != std::string::npos);
+  CHECK_SAME_INDEX(fx.idx, fx.clean_fp());
+  CHECK(unnamed_entries(fx.idx).empty());
+}
