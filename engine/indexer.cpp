@@ -12,6 +12,7 @@
 #include "engine/codec.h"
 #include "engine/index_parts.h"
 #include "engine/rebuild.h"
+#include "engine/salvage.h"
 #include "engine/trace.h"
 #include "engine/ingest_batch.h"
 #include "engine/store.h"
@@ -166,15 +167,6 @@ JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
   return res;
 }
 
-bool under_root(const std::string& path, const std::vector<SourceRoot>& roots) {
-  for (const auto& r : roots) {
-    std::string d = r.dir;
-    if (!d.empty() && d.back() != '/') d.push_back('/');
-    if (path.compare(0, d.size(), d) == 0) return true;
-  }
-  return false;
-}
-
 // A repack copies the whole env. Worth it after a run that stored a quarter of the messages or
 // more (a cold build, --full, a big catch-up: their random inserts left pages half full), or when
 // free pages exceed ~30% of the used ones.
@@ -218,7 +210,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     }
   }
   if (!opened) {
-    rebuild = begin_rebuild(index_dir, kSchemaVersion, summary);
+    rebuild = begin_rebuild(index_dir, roots, kSchemaVersion, summary);
     opened = std::make_unique<Store>(index_dir, rebuild->env_name);
     LmdbTxn txn(opened->env(), false);
     Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);
@@ -299,8 +291,10 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
     }
     work.push_back({f, st});
   }
+  std::vector<std::string> root_dirs;
+  for (const auto& r : roots) root_dirs.push_back(r.dir);
   for (const auto& [path, st] : states) {
-    if (st.deleted || discovered.count(path) || !under_root(path, roots)) continue;
+    if (st.deleted || discovered.count(path) || !under_any(path, root_dirs)) continue;
     FileState gone = st;
     gone.deleted = true;
     batch.set_file_state(gone);

@@ -90,7 +90,8 @@ std::vector<std::string> stored_tool_names(const LmdbTxn& txn, const Dbis& db, c
 
 }  // namespace
 
-Rebuild begin_rebuild(const std::string& index_dir, uint64_t schema, IndexSummary& summary) {
+Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot>& roots, uint64_t schema,
+                      IndexSummary& summary) {
   make_private_dir(index_dir);
   const Numbers n = highest_numbers(index_dir);
   Rebuild rb;
@@ -106,7 +107,9 @@ Rebuild begin_rebuild(const std::string& index_dir, uint64_t schema, IndexSummar
   // be gone without a read error to show for it: say so.
   if (const std::string problem = lmdb_data_problem(old); !problem.empty())
     lost.push_back("the LMDB store was damaged (" + problem + "): whatever it held that could not be read");
-  if (auto l = salvage_old_env({index_dir, old, rb.env_name, rb.parts.text_log, schema}).lost; !l.empty())
+  SalvageTarget target{index_dir, old, rb.env_name, rb.parts.text_log, schema, {}};
+  for (const auto& r : roots) target.source_dirs.push_back(r.dir);
+  if (auto l = salvage_old_env(target).lost; !l.empty())
     lost.push_back(std::move(l));
   for (const auto& l : lost) summary.lost += (summary.lost.empty() ? "" : "; ") + l;
   if (!summary.lost.empty()) summary.problems.push_back("not carried over: " + summary.lost);

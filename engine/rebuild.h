@@ -12,6 +12,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/index_parts.h"
 #include "engine/indexer.h"
@@ -26,7 +27,8 @@ struct Rebuild {
 };
 
 // Salvage problems and losses go into `summary`. Never maps the old env in this process.
-Rebuild begin_rebuild(const std::string& index_dir, uint64_t schema, IndexSummary& summary);
+Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot>& roots, uint64_t schema,
+                      IndexSummary& summary);
 
 // Writes the Xapian documents of the messages already in `store` (all salvaged: the new env holds
 // nothing else yet) into fresh shards listed in `layout`, and their sessions' titles.

@@ -105,7 +105,7 @@ class ChildSalvage {
     w.commit();
   }
 
-  // Sessions none of whose files exists now.
+  // Sessions none of whose files exists now under a source root.
   std::vector<std::string> archived_ids(const LmdbTxn& r, const OldDbs& dbs) {
     std::vector<std::string> out;
     auto sessions = dbs.open("sessions");
@@ -117,7 +117,8 @@ class ChildSalvage {
       bool any_present = false;
       for_prefix(r, files, sid + '\0', [&](std::string_view key, std::string_view) {
         std::error_code ec;
-        if (!any_present && std::filesystem::exists(std::string(key.substr(sid.size() + 1)), ec)) any_present = true;
+        const std::string path(key.substr(sid.size() + 1));
+        if (!any_present && under_any(path, t_.source_dirs) && std::filesystem::exists(path, ec)) any_present = true;
       });
       if (!any_present) out.push_back(sid);
     }
@@ -285,6 +286,14 @@ std::string read_report(int fd, pid_t pid, bool& timed_out) {
 }
 
 }  // namespace
+
+bool under_any(const std::string& path, const std::vector<std::string>& dirs) {
+  for (std::string d : dirs) {
+    if (!d.empty() && d.back() != '/') d.push_back('/');
+    if (path.compare(0, d.size(), d) == 0) return true;
+  }
+  return false;
+}
 
 SalvageReport salvage_old_env(const SalvageTarget& target) {
   SalvageReport report;

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace osearch {
 
@@ -20,11 +21,17 @@ struct SalvageTarget {
   std::string new_env_name;  // records-<k>: created by the child, unlisted
   std::string text_log;      // the new text log's name (text-<k>)
   uint64_t schema = 0;       // records of another schema version are not carried over
+  // The source roots of this run: a session is archived when none of its files exists under one
+  // (a file outside every root will not be read again either).
+  std::vector<std::string> source_dirs;
 };
 
 struct SalvageReport {
   std::string lost;  // what could not be carried over ("" = nothing was lost)
 };
+
+// Is `path` inside one of `dirs`?
+bool under_any(const std::string& path, const std::vector<std::string>& dirs);
 
 // Copies memories, then every archived session (records, file states, text log entries) whose
 // records and text read back whole. The caller opens the new env afterwards; it counts what was

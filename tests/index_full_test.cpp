@@ -349,3 +349,22 @@ TEST_CASE("full: an index of another schema version is rebuilt beside it, memori
   CHECK_SAME_INDEX(fx.idx, fx.clean_fp());
   CHECK(unnamed_entries(fx.idx).empty());
 }
+
+TEST_CASE("full: a session whose file lies outside every source root is kept as archive", "[hardening][full]") {
+  ArchiveFixture fx;
+  // The project of kB3 moves out of the roots: its file still exists, but no run will read it.
+  const std::string outside = fx.tmp / "outside";
+  fs::create_directories(outside);
+  const std::string project = kB3.substr(0, kB3.find('/'));
+  fs::rename(fx.src + "/" + project, outside + "/" + project);
+  const auto before = all_sessions(fx.idx);
+  REQUIRE(before.count(kB3Sid) == 1);
+  IndexSummary s = index_tree(fx.idx, fx.src, full_options());
+  INFO("lost: " << s.lost);
+  CHECK(s.lost.empty());
+  CHECK(s.salvaged_sessions >= 2);  // kWindows and kB3 at least
+  const auto after = all_sessions(fx.idx);
+  REQUIRE(after.count(kB3Sid) == 1);
+  CHECK(after.at(kB3Sid).message_count == before.at(kB3Sid).message_count);
+  CHECK(session_messages(fx.idx, kB3Sid).size() == before.at(kB3Sid).message_count);
+}
