@@ -14,26 +14,25 @@ IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read
   // unless a writer removed a part between our snapshot and the open: a compaction (then a newer
   // snapshot names the new databases) or the switch of `index --full` to a new generation (then
   // records.current names a new env, whose parts we resolve again).
-  IndexParts parts;
+  auto pointer_moved = [&] {
+    return current_records_name(dir) != std::filesystem::path(store_.env_dir()).filename().string();
+  };
   for (int attempt = 0;; ++attempt) {
     txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
-    parts = read_parts(*txn_, db());
-    bool opened = false;
+    const IndexParts parts = read_parts(*txn_, db());
     try {
       xapian_ = open_index_database(dir, parts.layout);
-      opened = true;
+      text_.emplace();
+      if (text_->open(dir, parts.text_bytes, parts.text_entries, parts.text_log) || attempt >= 20 || !pointer_moved())
+        break;
     } catch (const Xapian::DatabaseOpeningError&) {
       if (attempt >= 20) throw;
     }
-    if (opened) {
-      text_.emplace();
-      if (text_->open(dir, parts.text_bytes, parts.text_entries, parts.text_log) ||
-          current_records_name(dir) == std::filesystem::path(store_.env_dir()).filename().string() || attempt >= 20)
-        break;
-    }
     txn_.reset();
-    if (current_records_name(dir) != std::filesystem::path(store_.env_dir()).filename().string()) store_.reopen();
-    ::usleep(20000);
+    if (pointer_moved())
+      store_.reopen();
+    else
+      ::usleep(20000);
   }
   LmdbCursor ep(*txn_, db().epochs);
   for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.emplace(ep.key(), get_be32(ep.value()));

@@ -368,3 +368,46 @@ TEST_CASE("full: a session whose file lies outside every source root is kept as 
   CHECK(after.at(kB3Sid).message_count == before.at(kB3Sid).message_count);
   CHECK(session_messages(fx.idx, kB3Sid).size() == before.at(kB3Sid).message_count);
 }
+
+TEST_CASE("full: readers opened at any moment of a --full run see the old or the new index, whole",
+          "[hardening][full]") {
+  ArchiveFixture fx;
+  const IndexCounts old_counts = counts_of(fx.idx);
+  add_new_sessions(fx.src, 4);
+  pid_t pid = fork_child([&] {
+    IndexOptions o = full_options();
+    o.flush_bytes = 64 << 10;
+    return run_index(fx.idx, roots_of(fx.src), o).busy ? 3 : 0;
+  });
+  int polls = 0, old_seen = 0, new_seen = 0;
+  std::string errors;
+  for (;;) {
+    int status = 0;
+    const bool done = ::waitpid(pid, &status, WNOHANG) == pid;
+    try {
+      IndexReader r(fx.idx);
+      const IndexCounts c = r.counts();
+      const bool is_old = c.sessions == old_counts.sessions && c.messages == old_counts.messages;
+      const bool is_new = c.sessions == old_counts.sessions + 4 && c.messages == old_counts.messages + 8;
+      if (!is_old && !is_new) errors += "counts " + std::to_string(c.sessions) + "/" + std::to_string(c.messages) + "; ";
+      // Every message the reader lists has its text and its document.
+      Xapian::Enquire enq(r.xapian());
+      enq.set_query(Xapian::Query(boolean_term(prefix::kSession, kWindowsSid)));
+      if (enq.get_mset(0, 100).size() != 7 + 1) errors += "archived session documents; ";
+      (is_new ? new_seen : old_seen)++;
+    } catch (const std::exception& e) {
+      errors += std::string(e.what()) + "; ";
+    } catch (const Xapian::Error& e) {
+      errors += e.get_msg() + "; ";
+    }
+    ++polls;
+    if (done) {
+      CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+      break;
+    }
+  }
+  INFO("polls " << polls << ", old " << old_seen << ", new " << new_seen);
+  CHECK(errors.empty());
+  CHECK(old_seen > 0);
+  CHECK(new_seen > 0);
+}
