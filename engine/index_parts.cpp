@@ -1,10 +1,21 @@
 #include "engine/index_parts.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <stdexcept>
 #include <vector>
 
 namespace osearch {
 namespace fs = std::filesystem;
+
+bool is_part_name(std::string_view name, std::string_view stem) {
+  if (name == stem) return true;
+  if (name.size() <= stem.size() + 1 || name.size() > stem.size() + 19 || !name.starts_with(stem) ||
+      name[stem.size()] != '-')
+    return false;
+  return std::all_of(name.begin() + static_cast<std::ptrdiff_t>(stem.size()) + 1, name.end(),
+                     [](char c) { return c >= '0' && c <= '9'; });
+}
 
 IndexParts read_parts(const LmdbTxn& txn, const Dbis& db) {
   IndexParts p;
@@ -12,6 +23,8 @@ IndexParts read_parts(const LmdbTxn& txn, const Dbis& db) {
   if (auto v = txn.get(db.meta, meta_key::kXapianShards)) p.layout.shards = XapianLayout::decode_shards(*v);
   if (auto v = txn.get(db.meta, meta_key::kTitlesName); v && !v->empty()) p.layout.titles = std::string(*v);
   if (auto v = txn.get(db.meta, meta_key::kTextLogName); v && !v->empty()) p.text_log = std::string(*v);
+  if (!is_part_name(p.layout.titles, XapianLayout::kLegacyTitles) || !is_part_name(p.text_log, "text"))
+    throw std::runtime_error("the index names an invalid titles dir or text log (run `osearch index --full`)");
   p.text_bytes = Store::meta_u64(txn, db, meta_key::kTextBytes);
   p.text_entries = Store::meta_u64(txn, db, meta_key::kTextEntries);
   return p;

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "engine/lmdb.h"
 #include "engine/store.h"
@@ -18,7 +19,11 @@ struct IndexParts {
   uint64_t text_bytes = 0, text_entries = 0;  // committed sizes of the text log
 };
 
+// Throws when meta names a part outside the forms below (a damaged or hostile env must not make
+// the writer open a path of its choosing).
 IndexParts read_parts(const LmdbTxn& txn, const Dbis& db);
+// `stem` or `stem`-<digits>: the only names a text log ("text") or titles dir ("titles") may have.
+bool is_part_name(std::string_view name, std::string_view stem);
 // The generation and shard list (the part names are written once, by the rebuild that creates them).
 void write_layout(LmdbTxn& txn, const Dbis& db, const XapianLayout& layout);
 void write_part_names(LmdbTxn& txn, const Dbis& db, const IndexParts& parts);

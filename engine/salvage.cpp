@@ -142,12 +142,13 @@ class ChildSalvage {
     std::string old_text = "text";
     if (meta)
       if (auto v = r.get(*meta, meta_key::kTextLogName); v && !v->empty()) old_text = std::string(*v);
+    if (!is_part_name(old_text, "text")) throw std::runtime_error("the old index names an invalid text log");
     // Map no more than the files hold: past their end a read would be a SIGBUS.
-    const std::string old_base = std::filesystem::path(t_.old_env_dir).parent_path().string() + "/" + old_text;
+    const std::string old_base = t_.index_dir + "/" + old_text;
     const uint64_t bytes = std::min(meta_u64(meta_key::kTextBytes), file_size_or_zero(old_base + ".log"));
     const uint64_t entries = std::min(meta_u64(meta_key::kTextEntries), file_size_or_zero(old_base + ".idx") / 8);
     TextLogReader text;
-    const bool text_ok = text.open(std::filesystem::path(old_base).parent_path().string(), bytes, entries, old_text);
+    const bool text_ok = text.open(t_.index_dir, bytes, entries, old_text);
 
     Handles h{dbs.open("sessions"),  dbs.open("messages"),     dbs.open("tool_calls"), dbs.open("tool_results"),
               dbs.open("usage_seen"), dbs.open("subagents"),   dbs.open("session_files"), dbs.open("files"),

@@ -411,3 +411,24 @@ TEST_CASE("full: readers opened at any moment of a --full run see the old or the
   CHECK(old_seen > 0);
   CHECK(new_seen > 0);
 }
+
+TEST_CASE("full: a part name in LMDB meta outside its form is refused, and --full repairs it", "[hardening][full]") {
+  ArchiveFixture fx;
+  index_tree(fx.idx, fx.src, full_options());
+  const std::string outside = fx.tmp / "victim";
+  write_file(outside + ".log", "do not touch");
+  {
+    Store store(fx.idx, Store::Mode::Write);
+    LmdbTxn txn(store.env(), false);
+    txn.put(store.db().meta, meta_key::kTextLogName, "../victim");
+    txn.commit();
+  }
+  CHECK_THROWS(index_tree(fx.idx, fx.src));
+  CHECK_THROWS(IndexReader(fx.idx));
+  CHECK(read_file(outside + ".log") == "do not touch");
+  IndexSummary s = index_tree(fx.idx, fx.src, full_options());
+  CHECK(read_file(outside + ".log") == "do not touch");
+  CHECK_FALSE(s.lost.empty());  // the archive's text could not be located
+  CHECK(sorted(memories_of(fx.idx)) == sorted(kMemories));
+  CHECK_SAME_INDEX(fx.idx, fx.clean_fp());
+}
