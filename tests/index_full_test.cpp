@@ -432,3 +432,18 @@ TEST_CASE("full: a part name in LMDB meta outside its form is refused, and --ful
   CHECK(sorted(memories_of(fx.idx)) == sorted(kMemories));
   CHECK_SAME_INDEX(fx.idx, fx.clean_fp());
 }
+
+TEST_CASE("full: documents of older epochs are gone after --full", "[hardening][full]") {
+  ArchiveFixture fx;
+  auto live_docs = [&] {
+    size_t n = 0;
+    for (const auto& line : fingerprint(fx.idx)) n += line.rfind("X ", 0) == 0;
+    return n;
+  };
+  fs::resize_file(fx.src + "/" + kB3, fs::file_size(fx.src + "/" + kB3) / 2);  // re-read whole: epoch 1
+  index_tree(fx.idx, fx.src);
+  REQUIRE(IndexReader(fx.idx).xapian().get_doccount() > live_docs());
+  index_tree(fx.idx, fx.src, full_options());
+  CHECK(IndexReader(fx.idx).xapian().get_doccount() == live_docs());
+  CHECK(IndexReader(fx.idx).epochs().empty());
+}
