@@ -101,6 +101,15 @@ Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot
   rb.parts.layout.titles = "titles-" + k;
   rb.parts.layout.generation = n.gen + 1;
 
+  // Readers require a named titles-<k> (its absence means a newer generation removed it), so it
+  // exists from the start even when no session will ever have a title.
+  const std::string titles = rb.parts.layout.titles_dir(index_dir);
+  {
+    Xapian::WritableDatabase db(titles, Xapian::DB_CREATE_OR_OPEN);
+    db.commit();
+  }
+  restrict_permissions(titles);
+
   const std::string old = old_env_dir(index_dir, summary);
   std::vector<std::string> lost;
   // A damaged file is still read as far as it goes (in the child), but anything only it held may

@@ -447,3 +447,16 @@ TEST_CASE("full: documents of older epochs are gone after --full", "[hardening][
   CHECK(IndexReader(fx.idx).xapian().get_doccount() == live_docs());
   CHECK(IndexReader(fx.idx).epochs().empty());
 }
+
+TEST_CASE("full: a rebuild of no sessions at all is a readable index", "[hardening][full]") {
+  TempDir tmp("full-empty");
+  const std::string src = tmp / "src", idx = tmp / "idx";
+  fs::create_directories(src);
+  IndexSummary s = index_tree(idx, src, full_options());
+  CHECK(s.rebuilt);
+  CHECK(s.sessions == 0);
+  CHECK(counts_of(idx).sessions == 0);
+  RunResult r = run_osearch({"--index", idx, "--source", "claude=" + src, "--format", "json", "--no-refresh", "list"});
+  INFO(r.out << r.err);
+  CHECK(r.exit_code == 0);
+}
