@@ -6,7 +6,8 @@
 // in parallel into fresh databases (a fresh database indexes several times faster than merging
 // into a large one). LMDB lists the shards that belong to the index; at the end of the run they
 // are compacted with the main database into `xapian-<gen+1>`. Title documents live apart in
-// `titles/`, the one database that is updated in place. Readers open main + listed shards + titles.
+// `titles-<k>/` (`titles/` in older indexes), the one database that is updated in place. Readers
+// open main + listed shards + titles.
 //
 // Message databases have no termlists (DB_NO_TERMLIST: a third faster to build, 40 % smaller), so
 // their documents cannot be deleted. A session whose file is re-read instead gets a new epoch
