@@ -106,6 +106,9 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
   const char* signal_name = stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
   if (ctx.verbose)
     for (const auto& p : s.problems) std::fprintf(stderr, "osearch: %s\n", terminal_safe(p, LineBreaks::Visible).c_str());
+  else if (!s.lost.empty())  // data loss is said even without --verbose
+    std::fprintf(stderr, "osearch: not carried over from the old index: %s\n",
+                 terminal_safe(s.lost, LineBreaks::Visible).c_str());
   else if (!s.problems.empty() && !ctx.quiet && ctx.format == Format::Text)
     std::fprintf(stderr, "osearch: %zu problem%s (unreadable files or dirs, bad lines); --verbose names them\n",
                  s.problems.size(), s.problems.size() == 1 ? "" : "s");
@@ -148,6 +151,16 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
   if (s.interrupted) {
     w.key("signal");
     w.value(signal_name);
+  }
+  if (s.rebuilt) {
+    w.key("salvaged");
+    w.begin_object();
+    w.key("memories"); w.value(s.salvaged_memories);
+    w.key("sessions"); w.value(s.salvaged_sessions);
+    w.end_object();
+  }
+  if (!s.lost.empty()) {
+    w.key("lost"); w.value(s.lost);
   }
   if (ctx.verbose) {
     w.key("problems");

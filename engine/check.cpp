@@ -19,6 +19,7 @@
 #include "engine/lmdb_check.h"
 #include "engine/store.h"
 #include "engine/text_index.h"
+#include "engine/index_parts.h"
 #include "engine/text_log.h"
 
 namespace osearch {
@@ -30,6 +31,7 @@ struct RecordsFacts {
   bool read = false;  // the walk finished
   std::map<std::string, uint64_t> n;  // text_bytes, text_entries, messages, in_flight_messages, …
   std::vector<std::string> shards;
+  std::string text_log = "text", titles = "titles";  // part names the env gives (engine/index_parts.h)
   std::vector<std::string> problems;
   uint64_t get(const std::string& k) const {
     auto it = n.find(k);
@@ -39,6 +41,7 @@ struct RecordsFacts {
 
 // --- the child: walks every named database and writes what it found, one line each ------------
 //   F <name> <value>   a fact     S <name>   a listed shard     P <text>   a problem
+//   T <name>           the text log's name     L <name>   the titles database's name
 
 struct NamedDb {
   const char* name;
@@ -57,6 +60,13 @@ std::string walk_records(const std::string& dir) {
   fact("generation", Store::meta_u64(txn, db, meta_key::kXapianGeneration));
   if (auto v = txn.get(db.meta, meta_key::kXapianShards))
     for (const auto& s : XapianLayout::decode_shards(*v)) out += "S " + s + "\n";
+  try {
+    const IndexParts parts = read_parts(txn, db);
+    out += "T " + parts.text_log + "\n";
+    out += "L " + parts.layout.titles + "\n";
+  } catch (const std::exception& e) {
+    out += std::string("P ") + e.what() + "\n";
+  }
   std::set<std::string, std::less<>> in_flight;  // newline-separated session ids, like the shard list
   if (auto v = txn.get(db.meta, meta_key::kInFlight))
     for (auto& s : XapianLayout::decode_shards(*v)) in_flight.insert(std::move(s));
@@ -174,6 +184,10 @@ RecordsFacts read_records(const std::string& dir) {
       f.n[rest.substr(0, sp)] = std::stoull(rest.substr(sp + 1));
     } else if (line[0] == 'S') {
       f.shards.push_back(rest);
+    } else if (line[0] == 'T') {
+      f.text_log = rest;
+    } else if (line[0] == 'L') {
+      f.titles = rest;
     } else if (line[0] == 'P') {
       f.problems.push_back(rest);
     }
@@ -203,9 +217,9 @@ void check_text_log(const std::string& dir, const RecordsFacts& f, bool deep, Ch
   const uint64_t bytes = f.get("text_bytes"), entries = f.get("text_entries");
   TextLogReader reader;
   try {
-    reader.open(dir, bytes, entries);
+    reader.open(dir, bytes, entries, f.text_log);
   } catch (const IndexDamaged& e) {
-    CheckPart& p = e.part() == "text.idx" ? idx : log;
+    CheckPart& p = e.part() == f.text_log + ".idx" ? idx : log;
     p.ok = false;
     p.problem = e.problem();
     return;
@@ -297,7 +311,7 @@ CheckReport check_index(const std::string& dir, const CheckOptions& options) {
     records.ok = false;
     records.problem = env_name + " or its data.mdb " + link;
   } else if (!fs::exists(env_dir + "/data.mdb")) {
-    const bool other_parts = fs::exists(dir + "/text.log") || fs::exists(XapianLayout::titles_dir(dir));
+    const bool other_parts = fs::exists(dir + "/text.log") || fs::exists(dir + "/titles");
     if (!other_parts) throw StoreMissing("no index at " + dir + " (run `osearch index`)");
     records.ok = false;
     records.problem = env_name + "/data.mdb is missing";
@@ -318,7 +332,7 @@ CheckReport check_index(const std::string& dir, const CheckOptions& options) {
   check_link(dir + "/writer.lock", "writer.lock", r);
 
   if (facts.read) {
-    CheckPart log{"text.log", true, "", ""}, idx{"text.idx", true, "", ""};
+    CheckPart log{facts.text_log + ".log", true, "", ""}, idx{facts.text_log + ".idx", true, "", ""};
     check_text_log(dir, facts, options.deep, log, idx);
     r.parts.push_back(log);
     r.parts.push_back(idx);
@@ -328,6 +342,8 @@ CheckReport check_index(const std::string& dir, const CheckOptions& options) {
     XapianLayout layout;
     layout.generation = facts.get("generation");
     layout.shards = facts.shards;
+    layout.titles = facts.titles;
+    const std::string titles_dir = layout.titles_dir(dir);
     const std::string main = fs::path(layout.main_dir(dir)).filename().string();
     const bool has_part = std::any_of(layout.shards.begin(), layout.shards.end(), [](const auto& s) { return XapianLayout::is_part(s); });
     std::vector<std::string> names;
@@ -349,11 +365,12 @@ CheckReport check_index(const std::string& dir, const CheckOptions& options) {
                              " messages (a database is missing)",
                          ""});
     const uint64_t titled = facts.get("titled_sessions");
-    if (fs::exists(XapianLayout::titles_dir(dir)) || !symlink_problem(XapianLayout::titles_dir(dir)).empty() || titled) {
+    const bool titles_required = titled || layout.titles != XapianLayout::kLegacyTitles;
+    if (fs::exists(titles_dir) || !symlink_problem(titles_dir).empty() || titles_required) {
       Xapian::Database titles_db;
       Xapian::doccount title_docs = 0;
-      CheckPart t = check_database(dir, "titles", options.deep, &titles_db, &title_docs);
-      if (!t.ok && !fs::exists(XapianLayout::titles_dir(dir)) && symlink_problem(XapianLayout::titles_dir(dir)).empty())
+      CheckPart t = check_database(dir, layout.titles, options.deep, &titles_db, &title_docs);
+      if (!t.ok && !fs::exists(titles_dir) && symlink_problem(titles_dir).empty())
         t.problem = "missing (" + std::to_string(titled) + " sessions have titles)";
       if (t.ok && title_docs < titled) {
         t.ok = false;

@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <memory>
+#include <optional>
 #include <filesystem>
 #include <set>
 
 #include "engine/codec.h"
 #include "engine/errors.h"
+#include "engine/index_parts.h"
+#include "engine/rebuild.h"
+#include "engine/salvage.h"
 #include "engine/trace.h"
 #include "engine/ingest_batch.h"
 #include "engine/store.h"
@@ -123,42 +128,6 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
   return paths;
 }
 
-XapianLayout read_layout(const LmdbTxn& txn, const Dbis& db) {
-  XapianLayout layout;
-  layout.generation = Store::meta_u64(txn, db, meta_key::kXapianGeneration);
-  if (auto v = txn.get(db.meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
-  return layout;
-}
-
-void write_layout(Store& store, const XapianLayout& layout) {
-  LmdbTxn txn(store.env(), false);
-  Store::put_meta_u64(txn, store.db(), meta_key::kXapianGeneration, layout.generation);
-  txn.put(store.db().meta, meta_key::kXapianShards, layout.encode_shards());
-  txn.commit();
-}
-
-// `index --full`: every derived record goes in one transaction, and the text index starts over in a
-// generation no directory uses yet (the old one is removed once nothing references it).
-void clear_derived(Store& store) {
-  const Dbis& db = store.db();
-  uint64_t next_gen = 0;
-  {
-    LmdbTxn r(store.env(), true);
-    next_gen = read_layout(r, db).generation + 1;
-  }
-  while (std::filesystem::exists(store.dir() + "/xapian-" + std::to_string(next_gen))) ++next_gen;
-  LmdbTxn txn(store.env(), false);
-  for (MDB_dbi dbi : {db.meta, db.files, db.sessions, db.messages, db.msg_uuid, db.tool_calls, db.tool_results,
-                      db.tc_by_path, db.sess_by_time, db.sess_by_project, db.usage_seen, db.leaf_summary, db.subagents, db.session_files,
-                      db.workflows, db.workflow_agents, db.epochs})
-    mdb_drop(txn.get(), dbi, 0);  // memories are user data: never dropped
-  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next_gen);
-  txn.commit();
-  // Title documents of sessions LMDB no longer knows are skipped by queries; drop them all the same.
-  std::error_code ec;
-  std::filesystem::remove_all(XapianLayout::titles_dir(store.dir()), ec);
-}
-
 // Folds shards into a new main database (or, when they are small next to it, into one shard);
 // LMDB switches to the result in one commit.
 void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout) {
@@ -176,16 +145,29 @@ void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout)
   }
   if (fresh == 0) return;
   PhaseTimer timer("compact");
+  XapianLayout next;
   if (shard_bytes * 4 >= main_bytes) {
-    layout = xapian.compact(layout);
+    next = xapian.compact(layout);
   } else if (fresh > kMaxShards) {
-    layout = xapian.merge_shards(layout);
+    next = xapian.merge_shards(layout);
   } else {
     return;  // a few small shards: cheaper to search than to merge every run
   }
   timer.mark("xapian compact");
-  write_layout(store, layout);
-  TextIndexWriter::remove_unreferenced(store.dir(), layout);
+  const XapianLayout before = layout;
+  layout = next;
+  {
+    LmdbTxn txn(store.env(), false);
+    write_layout(txn, store.db(), layout);
+    txn.commit();
+  }
+  // Only the databases compacted away: during a rebuild the old generation's are still live.
+  std::error_code ec;
+  if (before.generation != layout.generation)
+    std::filesystem::remove_all(before.main_dir(store.dir()), ec);
+  for (const auto& s : before.shards)
+    if (std::find(layout.shards.begin(), layout.shards.end(), s) == layout.shards.end())
+      std::filesystem::remove_all(store.dir() + "/" + s, ec);
 }
 
 JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
@@ -197,35 +179,6 @@ JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
   else
     ++res.bad_lines;
   return res;
-}
-
-// Is there a session none of whose source files exists any more?
-bool has_archived_sessions(Store& store) {
-  LmdbTxn r(store.env(), true);
-  LmdbCursor sessions(r, store.db().sessions);
-  for (bool ok = sessions.first(); ok; ok = sessions.next()) {
-    std::string pfx = std::string(sessions.key()) + '\0';
-    bool any_present = false;
-    LmdbCursor files(r, store.db().session_files);
-    for (bool f = files.seek(pfx); f && files.key().substr(0, pfx.size()) == pfx; f = files.next()) {
-      std::error_code ec;
-      if (std::filesystem::exists(std::string(files.value()), ec)) {  // the value is the full path
-        any_present = true;
-        break;
-      }
-    }
-    if (!any_present) return true;
-  }
-  return false;
-}
-
-bool under_root(const std::string& path, const std::vector<SourceRoot>& roots) {
-  for (const auto& r : roots) {
-    std::string d = r.dir;
-    if (!d.empty() && d.back() != '/') d.push_back('/');
-    if (path.compare(0, d.size(), d) == 0) return true;
-  }
-  return false;
 }
 
 // A repack copies the whole env. Worth it after a run that stored a quarter of the messages or
@@ -251,35 +204,44 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   const auto t0 = std::chrono::steady_clock::now();
   PhaseTimer timer("index");
   IndexSummary summary;
-  Store store(index_dir, Store::Mode::Write);
-  const Dbis& db = store.db();
-  bool schema_changed;
-  {
-    LmdbTxn r(store.env(), true);
-    schema_changed = Store::meta_u64(r, db, meta_key::kSchema) != kSchemaVersion;
+  // --full, and an index written by an incompatible version, are rebuilt from the sources beside
+  // the live generation (engine/rebuild.h): memories and archived sessions are carried over, and
+  // readers answer from the old generation until the switch. --full never opens the old env here:
+  // a damaged one could crash this process (the salvage reads it in a child).
+  std::unique_ptr<Store> opened;
+  std::optional<Rebuild> rebuild;
+  if (!options.full) {
+    opened = std::make_unique<Store>(index_dir, Store::Mode::Write);
+    LmdbTxn txn(opened->env(), false);
+    if (!txn.get(opened->db().meta, meta_key::kSchema)) {
+      Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);  // a new index
+      txn.commit();
+    } else if (Store::meta_u64(txn, opened->db(), meta_key::kSchema) != kSchemaVersion) {
+      txn.abort();
+      opened.reset();
+    }
   }
-  // --full rebuilds what the sources still hold. Sessions whose every source file is gone are the
-  // archive (SPEC §2: kept until `prune`), so when there are any, --full re-reads every present file
-  // and replaces its sessions instead of starting from nothing.
-  const bool keep_archive = options.full && !schema_changed && has_archived_sessions(store);
-  // An index written by an incompatible version is rebuilt from the sources (memories are kept).
-  if ((options.full && !keep_archive) || schema_changed) {
-    clear_derived(store);
-    LmdbTxn txn(store.env(), false);
-    Store::put_meta_u64(txn, db, meta_key::kSchema, kSchemaVersion);
+  if (!opened) {
+    rebuild = begin_rebuild(index_dir, roots, kSchemaVersion, summary);
+    opened = std::make_unique<Store>(index_dir, rebuild->env_name);
+    LmdbTxn txn(opened->env(), false);
+    Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);
+    write_part_names(txn, opened->db(), rebuild->parts);
+    summary.rebuilt = true;
+    summary.salvaged_memories = Store::entries(txn, opened->db().memories);
+    summary.salvaged_sessions = Store::entries(txn, opened->db().sessions);
     txn.commit();
   }
+  Store& store = *opened;
+  const Dbis& db = store.db();
 
-  uint64_t text_bytes, text_entries;
-  XapianLayout layout;
+  IndexParts parts;
   std::map<std::string, FileState> states;
   SessionEpochs epochs;
   std::set<std::string> interrupted;
   {
     LmdbTxn r(store.env(), true);
-    text_bytes = Store::meta_u64(r, db, meta_key::kTextBytes);
-    text_entries = Store::meta_u64(r, db, meta_key::kTextEntries);
-    layout = read_layout(r, db);
+    parts = read_parts(r, db);
     // Sessions of a batch that was committed (step A) but whose shards never were (step B): a crash.
     if (auto v = r.get(db.meta, meta_key::kInFlight)) {
       for (size_t pos = 0; pos < v->size();) {
@@ -295,13 +257,19 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     for (bool ok = cur.first(); ok; ok = cur.next())
       if (auto st = FileState::decode(cur.key(), cur.value())) states.emplace(st->path, std::move(*st));
   }
+  XapianLayout& layout = parts.layout;
   TextLogWriter log;
-  log.open(index_dir, text_bytes, text_entries);
-  // Databases LMDB does not name are leftovers of a crash (or an old generation): drop them, then
-  // finish a bulk load a crash interrupted before its compaction.
-  TextIndexWriter::remove_unreferenced(index_dir, layout);
+  log.open(index_dir, parts.text_bytes, parts.text_entries, parts.text_log);
+  // Parts LMDB does not name are leftovers of a crash, an old generation or an interrupted rebuild:
+  // drop them (a rebuild leaves the live generation's alone until its switch), then finish a bulk
+  // load a crash interrupted before its compaction.
+  if (!rebuild) remove_unnamed_parts(index_dir, parts);
   TextIndexWriter xapian(index_dir, layout);
   xapian.epochs() = std::move(epochs);
+  if (rebuild) {
+    index_salvaged(store, xapian, layout);
+    if (options.at_point) options.at_point("salvaged");
+  }
 
   timer.mark("open");
   std::vector<SourceFile> files;
@@ -331,7 +299,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     FileState st;
     if (it != states.end()) {
       st = it->second;
-      bool replaced = keep_archive || st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
+      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
       if (replaced) {
         if (!st.session_id.empty()) drop.insert(st.session_id);
         reset_for_reread(st);
@@ -342,8 +310,10 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     }
     work.push_back({f, st, {}});
   }
+  std::vector<std::string> root_dirs;
+  for (const auto& r : roots) root_dirs.push_back(r.dir);
   for (const auto& [path, st] : states) {
-    if (st.deleted || discovered.count(path) || !under_root(path, roots)) continue;
+    if (st.deleted || discovered.count(path) || !under_any(path, root_dirs)) continue;
     FileState gone = st;
     gone.deleted = true;
     batch.set_file_state(gone);
@@ -443,7 +413,14 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   batch.finish();
   timer.mark("ingest");
   timer.memory();
-  if (!summary.interrupted) compact_shards(store, xapian, layout);
+  if (summary.interrupted) {
+    // A stop mid-rebuild leaves the live generation as it was: the unnamed new one is removed by
+    // the next writer.
+    if (rebuild) summary.problems.push_back("index --full was stopped before it finished: the index is unchanged");
+  } else {
+    compact_shards(store, xapian, layout);
+    if (rebuild) switch_to_rebuilt(store, *rebuild, options.at_point);
+  }
 
   summary.new_messages = batch.counters().messages;
   summary.new_tool_calls = batch.counters().tool_calls;

@@ -42,6 +42,8 @@ struct IndexOptions {
   // Polled between files: true ends the run cleanly. What was read so far is committed (the next
   // run goes on from there); the end-of-run compaction and repack are left for the next run.
   std::function<bool()> should_stop;
+  // Called at the steps of a rebuild ("salvaged", "built", "switched"): tests kill the run there.
+  std::function<void(std::string_view point)> at_point;
 };
 
 struct IndexSummary {
@@ -57,6 +59,10 @@ struct IndexSummary {
   uint64_t sessions = 0, messages = 0, tool_calls = 0;  // totals after the run
   double seconds = 0;
   std::vector<std::string> problems;  // unreadable files/dirs, bad/repaired/oversized lines: --verbose
+  // --full or a schema change: a new generation was built beside the old one and switched to.
+  bool rebuilt = false;
+  uint64_t salvaged_memories = 0, salvaged_sessions = 0;  // carried over from the old env
+  std::string lost;  // what the rebuild could not carry over from a damaged old env ("" = nothing)
 };
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);

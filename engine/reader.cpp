@@ -2,6 +2,7 @@
 
 #include "engine/codec.h"
 #include "engine/index_damage.h"
+#include "engine/index_parts.h"
 
 #include <filesystem>
 
@@ -38,9 +39,10 @@ bool any_session_titled(const LmdbTxn& txn, const Dbis& db) {
 
 IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read) {
   // LMDB is committed last, so everything it points at (Xapian databases, text log bytes) exists.
-  // What is missing was either removed by a writer after our snapshot (a compaction, `--full`):
-  // then a newer snapshot differs and describes what is there — or it is damage: the snapshot
-  // did not move, and we say so instead of answering from what is left.
+  // What is missing was either removed by a writer after our snapshot — a compaction (a newer
+  // snapshot names the new databases) or the switch of `index --full` to a new generation
+  // (records.current names a new env, whose parts we resolve again) — or it is damage: the
+  // snapshot did not move, and we say so instead of answering from what is left.
   for (int attempt = 0;; ++attempt) {
     txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
     const size_t txnid = mdb_txn_id(txn_->get());
@@ -50,8 +52,8 @@ IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read
       return;
     } catch (const IndexDamaged&) {
       txn_.reset();
-      // A repack may have switched records.current: the old env's snapshot never moves again.
-      if (current_records_name(dir) != std::filesystem::path(env).filename().string()) store_.reopen();
+      // A repack or a rebuild may have switched records.current: the old env's snapshot never moves again.
+      if (current_records_name(dir) != fs_name(env)) store_.reopen();
       LmdbTxn probe(store_.env(), true);
       const bool moved = store_.env_dir() != env || mdb_txn_id(probe.get()) != txnid;
       if (!moved || attempt >= 20) throw;
@@ -60,9 +62,13 @@ IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read
 }
 
 void IndexReader::open_parts(const std::string& dir) {
-  XapianLayout layout;
-  layout.generation = Store::meta_u64(*txn_, db(), meta_key::kXapianGeneration);
-  if (auto v = txn_->get(db().meta, meta_key::kXapianShards)) layout.shards = XapianLayout::decode_shards(*v);
+  IndexParts parts;
+  try {
+    parts = read_parts(*txn_, db());
+  } catch (const std::runtime_error& e) {
+    throw IndexDamaged("records", e.what());
+  }
+  const XapianLayout& layout = parts.layout;
   IndexDatabases dbs = open_index_databases(dir, layout);
   // Every message has its document (older epochs add more), so fewer documents than messages is a
   // deleted database: keyword would silently answer from part of the index.
@@ -71,13 +77,14 @@ void IndexReader::open_parts(const std::string& dir) {
     throw IndexDamaged(fs_name(layout.main_dir(dir)), "missing or incomplete: the message databases hold " +
                                                           std::to_string(dbs.message_docs) + " documents for " +
                                                           std::to_string(messages) + " messages");
-  if (!dbs.titles && any_session_titled(*txn_, db())) throw IndexDamaged("titles", "missing (sessions have titles)");
+  if (!dbs.titles && any_session_titled(*txn_, db()))
+    throw IndexDamaged(fs_name(layout.titles_dir(dir)), "missing (sessions have titles)");
   xapian_ = std::move(dbs.all);
   epochs_.clear();
   LmdbCursor ep(*txn_, db().epochs);
   for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.emplace(ep.key(), get_be32(ep.value()));
-  text_.open(dir, Store::meta_u64(*txn_, db(), meta_key::kTextBytes),
-             Store::meta_u64(*txn_, db(), meta_key::kTextEntries));
+  text_.emplace();
+  text_->open(dir, parts.text_bytes, parts.text_entries, parts.text_log);
 }
 
 std::string IndexReader::fs_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }

@@ -28,14 +28,14 @@ class IndexReader {
   const LmdbTxn& txn() const { return *txn_; }
   const Dbis& db() const { return store_.db(); }
   Xapian::Database& xapian() { return xapian_; }
-  const TextLogReader& text() const { return text_; }
+  const TextLogReader& text() const { return *text_; }
   const std::string& dir() const { return store_.dir(); }
   // Epochs of re-read sessions: documents of an older epoch are not answers (see text_index.h).
   const SessionEpochs& epochs() const { return epochs_; }
 
   std::optional<SessionRec> session(std::string_view id) const;
   std::optional<MessageRec> message(std::string_view key) const;
-  std::string_view message_text(const MessageRec& m) const { return text_.text(m.text_offset, m.text_len); }
+  std::string_view message_text(const MessageRec& m) const { return text_->text(m.text_offset, m.text_len); }
   IndexCounts counts() const;
 
  private:
@@ -45,7 +45,7 @@ class IndexReader {
   std::unique_ptr<LmdbTxn> txn_;
   Xapian::Database xapian_;
   SessionEpochs epochs_;
-  TextLogReader text_;
+  std::optional<TextLogReader> text_;
 };
 
 }  // namespace osearch

@@ -187,8 +187,14 @@ void set_current_records(const std::string& dir, const std::string& name) {
 
 Store::Store(const std::string& dir, Mode mode) : dir_(dir), mode_(mode) { open(); }
 
+Store::Store(const std::string& dir, const std::string& env_name) : dir_(dir), unlisted_env_(env_name), mode_(Mode::Write) {
+  if (!is_env_name(env_name)) throw std::invalid_argument("not an LMDB dir name: " + env_name);
+  open();
+}
+
 void Store::reopen() {
   env_.close();
+  unlisted_env_.clear();
   dbis_ = Dbis{};
   open();
 }
@@ -227,8 +233,11 @@ void Store::open_env(unsigned extra_flags) {
 void Store::open() {
   if (mode_ == Mode::Write) {
     make_private_dir(dir_);
-    const std::string name = current_records_name(dir_);
-    remove_stale_envs(dir_, name);
+    std::string name = unlisted_env_;
+    if (name.empty()) {
+      name = current_records_name(dir_);
+      remove_stale_envs(dir_, name);
+    }
     env_dir_ = dir_ + "/" + name;
     refuse_symlink(env_dir_, "records");  // before make_private_dir would chmod the link's target
     make_private_dir(env_dir_);

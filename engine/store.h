@@ -5,9 +5,11 @@
 //                      see store_repack.h); replaced by an atomic rename
 //   <index>/xapian-<gen>/  Xapian glass database    one document per message (no termlists)
 //   <index>/shard-<gen>-<n>/  bulk-load shards      listed in LMDB meta until compacted into the next gen
-//   <index>/titles/    Xapian glass database        one document per session title, replaced in place
-//   <index>/text.log   every message's text         content scans, snippets, thread views
-//   <index>/text.idx   u64 entry starts of text.log
+//   <index>/titles-<k>/  Xapian glass database      one document per session title, replaced in place
+//   <index>/text-<k>.log  every message's text       content scans, snippets, thread views
+//   <index>/text-<k>.idx  u64 entry starts of the log
+//   (LMDB meta names the titles dir and the text log; `titles/` and `text.log` before the first
+//   `index --full` of this version)
 //   <index>/writer.lock  flock held by the one indexer
 //
 // Write order for crash safety (SPEC §7): text log fdatasync and Xapian shard commits -> LMDB commit.
@@ -39,6 +41,10 @@ inline constexpr const char* kXapianGeneration = "xapian_gen";
 inline constexpr const char* kXapianShards = "xapian_shards";
 inline constexpr const char* kTextGarbage = "text_garbage";  // text log entries no record points at
 inline constexpr const char* kInFlight = "in_flight";  // sessions of a batch whose shards are not listed yet
+// Names of the parts this env uses (engine/index_parts.h); absent in an index written before
+// `index --full` built beside the old generation: "text" (text.log/.idx) and "titles".
+inline constexpr const char* kTextLogName = "text_log";
+inline constexpr const char* kTitlesName = "titles_db";
 }  // namespace meta_key
 
 class Store {
@@ -50,6 +56,9 @@ class Store {
   // Read mode on a missing index throws StoreMissing. Read mode writes nothing but lock.mdb: LMDB is
   // opened MDB_RDONLY, plus MDB_NOLOCK when lock.mdb cannot be written (a read-only index).
   Store(const std::string& dir, Mode mode);
+  // Write mode on the LMDB dir `env_name` whatever records.current names, removing nothing: the
+  // env `index --full` builds beside the live one (engine/rebuild.h). reopen() follows the pointer.
+  Store(const std::string& dir, const std::string& env_name);
   const std::string& dir() const { return dir_; }
   // The LMDB directory in use: <dir>/records or the one records.current names.
   const std::string& env_dir() const { return env_dir_; }
@@ -70,6 +79,7 @@ class Store {
   void open_dbs();
 
   std::string dir_, env_dir_;
+  std::string unlisted_env_;  // set by the second constructor until reopen()
   Mode mode_;
   LmdbEnv env_;
   Dbis dbis_{};

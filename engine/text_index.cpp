@@ -174,9 +174,12 @@ IndexDatabases open_index_databases(const std::string& index_dir, const XapianLa
   if (has_part || fs::exists(layout.main_dir(index_dir))) out.all.add_database(open_listed(index_dir, main_name));
   for (const auto& s : layout.shards) out.all.add_database(open_listed(index_dir, s));
   out.message_docs = out.all.get_doccount();
-  refuse_symlink(XapianLayout::titles_dir(index_dir), "titles");
-  if (fs::exists(XapianLayout::titles_dir(index_dir))) {
-    out.all.add_database(open_listed(index_dir, "titles"));
+  // The legacy titles/ is created with the first title; a rebuild's titles-<k> always exists.
+  const std::string titles = layout.titles_dir(index_dir);
+  const std::string titles_name = fs::path(titles).filename().string();
+  refuse_symlink(titles, titles_name);
+  if (layout.titles != XapianLayout::kLegacyTitles || fs::exists(titles)) {
+    out.all.add_database(open_listed(index_dir, titles_name));
     out.titles = true;
   }
   return out;
@@ -215,14 +218,14 @@ void TextIndexWriter::check_layout(const std::string& index_dir, const XapianLay
     if (XapianLayout::is_part(s) && !fs::exists(main + "/iamglass"))
       throw IndexDamaged(fs::path(main).filename().string(), "missing (its part " + s + " is listed)");
   }
-  refuse_symlink(XapianLayout::titles_dir(index_dir), "titles");
+  refuse_symlink(layout.titles_dir(index_dir), layout.titles);
 }
 
 // Opened on first use: a refresh with nothing to write never touches it.
 Xapian::WritableDatabase& TextIndexWriter::titles_db() {
   if (!open_) {
-    refuse_symlink(XapianLayout::titles_dir(index_dir_), "titles");
-    std::string dir = fresh_or_existing(XapianLayout::titles_dir(index_dir_));
+    refuse_symlink(layout_.titles_dir(index_dir_), fs::path(layout_.titles_dir(index_dir_)).filename().string());
+    std::string dir = fresh_or_existing(layout_.titles_dir(index_dir_));
     db_ = Xapian::WritableDatabase(dir, Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK);
     db_.commit();  // writes iamglass for a new database at once
     restrict_permissions(dir);
@@ -247,7 +250,7 @@ void TextIndexWriter::delete_session_title(std::string_view session_id) {
 void TextIndexWriter::commit() {
   if (!open_) return;
   db_.commit();
-  restrict_permissions(XapianLayout::titles_dir(index_dir_));  // a commit may have created files
+  restrict_permissions(layout_.titles_dir(index_dir_));  // a commit may have created files
 }
 
 std::unique_ptr<ShardWrite> TextIndexWriter::start_shards(std::span<const MessageDoc> docs, unsigned threads) {
@@ -265,6 +268,7 @@ std::unique_ptr<ShardWrite> TextIndexWriter::start_shards(std::span<const Messag
 
 XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
   XapianLayout next;
+  next.titles = layout.titles;
   next.generation = layout.generation + 1;
   while (fs::exists(next.main_dir(index_dir_)) || fs::exists(next.part_dir(index_dir_))) ++next.generation;
   // Everything is merged into two databases, in two threads: compaction is single-threaded and
@@ -340,8 +344,9 @@ void TextIndexWriter::remove_unreferenced(const std::string& index_dir, const Xa
   std::string keep_main = "xapian-" + std::to_string(layout.generation);
   for (const auto& e : fs::directory_iterator(index_dir, ec)) {
     std::string name = e.path().filename().string();
-    bool is_db = name.rfind("xapian-", 0) == 0 || name.rfind("shard-", 0) == 0 || XapianLayout::is_part(name);
-    if (!is_db || name == keep_main) continue;
+    const bool is_titles = name == XapianLayout::kLegacyTitles || name.rfind("titles-", 0) == 0;
+    bool is_db = name.rfind("xapian-", 0) == 0 || name.rfind("shard-", 0) == 0 || XapianLayout::is_part(name) || is_titles;
+    if (!is_db || name == keep_main || name == layout.titles) continue;
     if (std::find(layout.shards.begin(), layout.shards.end(), name) != layout.shards.end()) continue;
     fs::remove_all(e.path(), ec);
   }

@@ -6,7 +6,8 @@
 // in parallel into fresh databases (a fresh database indexes several times faster than merging
 // into a large one). LMDB lists the shards that belong to the index; at the end of the run they
 // are compacted with the main database into `xapian-<gen+1>`. Title documents live apart in
-// `titles/`, the one database that is updated in place. Readers open main + listed shards + titles.
+// `titles-<k>/` (`titles/` in older indexes), the one database that is updated in place. Readers
+// open main + listed shards + titles.
 //
 // Message databases have no termlists (DB_NO_TERMLIST: a third faster to build, 40 % smaller), so
 // their documents cannot be deleted. A session whose file is re-read instead gets a new epoch
@@ -91,10 +92,14 @@ struct XapianLayout {
   // Directory names under the index dir: fresh shards (`shard-…`) and the second half of the last
   // compaction (`part-<gen>`), which counts as main database, not as new data.
   std::vector<std::string> shards;
+  // The title database's dir name: "titles" in an index built before names came from LMDB meta,
+  // titles-<k> since (a fresh one per `index --full`).
+  std::string titles = kLegacyTitles;
+  static constexpr const char* kLegacyTitles = "titles";
   std::string main_dir(const std::string& index_dir) const;
   std::string part_dir(const std::string& index_dir) const;
   static bool is_part(std::string_view name) { return name.rfind("part-", 0) == 0; }
-  static std::string titles_dir(const std::string& index_dir) { return index_dir + "/titles"; }
+  std::string titles_dir(const std::string& index_dir) const { return index_dir + "/" + titles; }
   std::string encode_shards() const;
   static std::vector<std::string> decode_shards(std::string_view s);
 };
@@ -106,9 +111,11 @@ void restrict_permissions(const std::string& dir);
 struct IndexDatabases {
   Xapian::Database all;
   Xapian::doccount message_docs = 0;  // main + shards: every message document, older epochs' too
-  bool titles = false;                // titles/ exists (created with the first title)
+  bool titles = false;                // the titles database exists (legacy titles/ is created with the first title)
 };
-// Throws IndexDamaged naming a listed database that is missing, a link, or cannot be opened.
+// Throws IndexDamaged naming a listed database that is missing, a link, or cannot be opened (a
+// titles-<k> or shard removed after a newer generation took over included: the reader retries
+// when records.current has moved).
 IndexDatabases open_index_databases(const std::string& index_dir, const XapianLayout& layout);
 
 // Fresh shard databases being written by background threads, one per shard, which share out the
@@ -158,7 +165,8 @@ class TextIndexWriter {
   // Merges the fresh shards alone into one new shard (main and part untouched); returns the new layout.
   XapianLayout merge_shards(const XapianLayout& layout);
   static uint64_t dir_bytes(const std::string& dir);
-  // Removes database directories the layout does not reference (leftovers of crashes and old gens).
+  // Removes database directories the layout does not reference (leftovers of crashes and old gens,
+  // title databases included).
   static void remove_unreferenced(const std::string& index_dir, const XapianLayout& layout);
 
  private:

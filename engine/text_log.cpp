@@ -126,11 +126,12 @@ TextLogWriter::~TextLogWriter() {
   if (idx_fd_ >= 0) ::close(idx_fd_);
 }
 
-void TextLogWriter::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries) {
-  log_path_ = dir + "/text.log";
-  idx_path_ = dir + "/text.idx";
-  log_fd_ = open_committed(log_path_, "text.log", O_RDWR, committed_bytes);
-  idx_fd_ = open_committed(idx_path_, "text.idx", O_RDWR, committed_entries * 8);
+void TextLogWriter::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+                         const std::string& name) {
+  log_path_ = dir + "/" + name + ".log";
+  idx_path_ = dir + "/" + name + ".idx";
+  log_fd_ = open_committed(log_path_, (name + ".log").c_str(), O_RDWR, committed_bytes);
+  idx_fd_ = open_committed(idx_path_, (name + ".idx").c_str(), O_RDWR, committed_entries * 8);
   if (std::string p = text_log_tail_problem(log_fd_, idx_fd_, committed_bytes, committed_entries); !p.empty())
     throw_tail_problem(p);
   // Cuts what an interrupted run wrote past the committed sizes (never extends: checked above).
@@ -171,12 +172,13 @@ void TextLogWriter::sync() {
   if (::fdatasync(idx_fd_) != 0) throw_write_error(errno, "fdatasync", idx_path_);
 }
 
-void TextLogReader::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries) {
+void TextLogReader::open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+                         const std::string& name) {
   // Sizes are checked before mapping: touching a mapped page past the end of the file is a SIGBUS.
-  const int log_fd = open_committed(dir + "/text.log", "text.log", O_RDONLY, committed_bytes);
+  const int log_fd = open_committed(dir + "/" + name + ".log", (name + ".log").c_str(), O_RDONLY, committed_bytes);
   int idx_fd = -1;
   try {
-    idx_fd = open_committed(dir + "/text.idx", "text.idx", O_RDONLY, committed_entries * 8);
+    idx_fd = open_committed(dir + "/" + name + ".idx", (name + ".idx").c_str(), O_RDONLY, committed_entries * 8);
     if (std::string p = text_log_tail_problem(log_fd, idx_fd, committed_bytes, committed_entries); !p.empty())
       throw_tail_problem(p);
     log_.map(log_fd, committed_bytes);

@@ -56,10 +56,12 @@ class TextLogWriter {
   ~TextLogWriter();
   TextLogWriter(const TextLogWriter&) = delete;
   TextLogWriter& operator=(const TextLogWriter&) = delete;
-  // Opens both files (creating them while nothing is committed) and cuts them to the committed
-  // sizes. Throws IndexDamaged when either is a link, missing, shorter than committed, or its last
-  // entry does not end at the committed size: extending a short log would lose entries silently.
-  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
+  // Opens <dir>/<name>.log and .idx (`name` comes from LMDB meta, engine/index_parts.h), creating
+  // them while nothing is committed, and cuts them to the committed sizes. Throws IndexDamaged when
+  // either is a link, missing, shorter than committed, or its last entry does not end at the
+  // committed size: extending a short log would lose entries silently.
+  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+            const std::string& name = "text");
   // Appends an entry (buffered); returns its start offset.
   uint64_t append(std::string_view key, uint8_t flags, std::string_view text);
   // Writes buffered bytes and fdatasyncs both files; returns {bytes, entries} now durable.
@@ -78,7 +80,8 @@ class TextLogWriter {
 class TextLogReader {
  public:
   // Maps the committed bytes of both files; throws IndexDamaged as TextLogWriter::open does.
-  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries);
+  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+            const std::string& name = "text");
   std::string_view data() const { return log_.bytes(); }
   std::span<const uint64_t> starts() const;
   // The entry holding file offset `at` (nullopt if out of range or malformed).
