@@ -17,7 +17,7 @@ void write_hit(JsonWriter& w, const QueryResult& r, const Hit& h) {
   const SessionRec& s = h.session;
   const bool is_list = r.action == "list";
   w.begin_object();
-  w.key("session_id"); w.value(s.id);
+  w.key("session_id"); w.value(s.shown_id());
   w.key("agent"); w.value(s.agent);
   w.key("project"); w.value(s.project);
   w.key("project_path"); w.value(s.project_path);

@@ -40,7 +40,7 @@ void print_text(const QueryResult& r, bool color) {
     std::string title = s.title().empty() ? "(untitled)" : terminal_safe(s.title());
     std::string when = format_iso8601_ms(h.message ? h.message->timestamp_ms : s.ended_at);
     std::printf("%s%s%s\n", bold, title.c_str(), reset);
-    std::printf("%s%s · %s · %s", dim, terminal_safe(s.project).c_str(), when.c_str(), terminal_safe(s.id).c_str());
+    std::printf("%s%s · %s · %s", dim, terminal_safe(s.project).c_str(), when.c_str(), terminal_safe(s.shown_id()).c_str());
     if (r.action == "list")
       std::printf(" · %llu messages", (unsigned long long)s.message_count);
     else

@@ -50,6 +50,8 @@ IngestBatch::TouchedSession& IngestBatch::touch_session(const std::string& id, c
   if (TouchedSession* s = find_session(id)) return *s;
   TouchedSession t;
   t.rec.id = id;
+  if (file.session_id == id) t.rec.full_id = file.session_id_full;
+  if (auto full = full_ids_.find(id); full != full_ids_.end()) t.rec.full_id = full->second;
   t.rec.agent = file.agent;
   t.rec.project = file.project;
   TouchedSession& s = sessions_.emplace(id, std::move(t)).first->second;
@@ -64,6 +66,9 @@ std::string IngestBatch::resolve_session(const SourceFile& file, FileState& stat
   if (file.kind != SourceKind::ClaudeRootAgent) return file.session_id;
   // Root agent files belong to the session their lines name; the first one decides.
   if (state.session_id.empty() && !rec.session_id_field.empty()) state.session_id = rec.session_id_field;
+  // A bounded id: remember it as written for the session record (touch_session).
+  if (!rec.session_id_full.empty() && rec.session_id_field == state.session_id)
+    full_ids_.emplace(state.session_id, rec.session_id_full);
   return state.session_id;
 }
 

@@ -118,6 +118,7 @@ class IngestBatch {
   std::unordered_set<std::string> usage_seen_;                    // pair_key(sid, api message id)
   std::map<std::string, std::string> leaf_summaries_;             // pair_key(leafUuid, project) -> project \0 rank text
   std::map<std::string, std::vector<SessionFact>> early_facts_;   // facts seen before their session
+  std::map<std::string, std::string> full_ids_;  // bounded session id -> as written (long ids only)
   std::vector<std::tuple<std::string, std::string, int64_t>> turn_durations_;  // sid, uuid, ms
   std::map<std::string, SubagentRec> subagents_;                  // pair_key(sid, agent)
   std::map<std::string, bool> subagent_is_new_;

@@ -49,7 +49,7 @@ std::string SessionRec::title() const {
 
 std::string SessionRec::encode() const {
   Encoder e;
-  e.u64(1);  // record version
+  e.u64(2);  // record version (2 added full_id at the end)
   for (const std::string* s : {&id, &agent, &project, &project_path, &cwd, &jsonl_path, &git_branch, &version,
                                &custom_title, &ai_title, &summary_title, &last_prompt, &first_prompt, &away_summary,
                                &summary_rank})
@@ -64,13 +64,14 @@ std::string SessionRec::encode() const {
   e.u64(models.size());
   for (const auto& m : models) e.str(m);
   put_usage(e, tokens);
+  e.str(full_id);
   return e.take();
 }
 
 std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
   Decoder d(bytes);
   SessionRec r;
-  d.u64();
+  const uint64_t version = d.u64();
   for (std::string* s : {&r.id, &r.agent, &r.project, &r.project_path, &r.cwd, &r.jsonl_path, &r.git_branch,
                          &r.version, &r.custom_title, &r.ai_title, &r.summary_title, &r.last_prompt, &r.first_prompt,
                          &r.away_summary, &r.summary_rank})
@@ -85,6 +86,7 @@ std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
   uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) r.models.emplace_back(d.str());
   r.tokens = get_usage(d);
+  if (version >= 2) r.full_id = std::string(d.str());
   if (!d.ok()) return std::nullopt;
   return r;
 }

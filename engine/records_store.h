@@ -13,7 +13,10 @@
 namespace osearch {
 
 struct SessionRec {
-  std::string id;
+  std::string id;       // bounded (ingest/bounded_id.h): the key of every record of the session
+  std::string full_id;  // the id as the transcript has it, when bounding changed it (else empty)
+  // What users see and `--resume` takes: the id as written.
+  const std::string& shown_id() const { return full_id.empty() ? id : full_id; }
   std::string agent = "claude";
   std::string project;
   std::string project_path;

@@ -92,7 +92,7 @@ std::string resume_hint(std::string_view agent, std::string_view session_id, std
 }
 
 std::string resume_hint(const SessionRec& s) {
-  return resume_hint(s.agent, s.id, s.cwd.empty() ? std::string_view(s.project_path) : std::string_view(s.cwd),
+  return resume_hint(s.agent, s.shown_id(), s.cwd.empty() ? std::string_view(s.project_path) : std::string_view(s.cwd),
                      s.jsonl_path);
 }
 

@@ -343,7 +343,9 @@ bool is_meta_user_text(std::string_view text) {
 
 bool parse_claude_object(element obj, LineRecords& out) {
   std::string_view type = str_field(obj, "type");
-  out.session_id_field = bounded_id(str_field(obj, "sessionId"));
+  const std::string_view session_id = str_field(obj, "sessionId");
+  out.session_id_field = bounded_id(session_id);
+  if (out.session_id_field.size() != session_id.size()) out.session_id_full = std::string(session_id);
   if (type == "user" || type == "assistant") {
     out.is_message = parse_message(obj, type, out.message);
     return out.is_message;

@@ -109,12 +109,15 @@ DiscoveryResult discover_claude(const std::string& root) {
           f.agent_id = agent_id_of(name);
         } else {
           f.kind = SourceKind::ClaudeMain;
-          f.session_id = bounded_id(std::string_view(name).substr(0, name.size() - 6));
+          const std::string_view stem = std::string_view(name).substr(0, name.size() - 6);
+          f.session_id = bounded_id(stem);
+          if (f.session_id.size() != stem.size()) f.session_id_full = std::string(stem);
         }
         r.files.push_back(std::move(f));
       } else if (e.is_directory(ec)) {
         SourceFile sub = proto;
         sub.session_id = bounded_id(name);
+        if (sub.session_id.size() != name.size()) sub.session_id_full = name;
         // A session dir we may not enter is one problem, not one per probe below.
         const fs::path subagents = e.path() / "subagents";
         std::error_code access;

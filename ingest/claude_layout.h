@@ -21,7 +21,8 @@ struct SourceFile {
   SourceKind kind = SourceKind::ClaudeMain;
   std::string agent = "claude";
   std::string project;     // slug directory name
-  std::string session_id;  // known from the path (empty for root agent files)
+  std::string session_id;  // known from the path (empty for root agent files), bounded
+  std::string session_id_full;  // as the path has it, when bounding changed it (else empty)
   std::string agent_id;    // subagent id without the "agent-" prefix
   std::string workflow_run;
   uint64_t dev = 0, ino = 0, size = 0;

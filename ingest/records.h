@@ -99,7 +99,8 @@ struct LineRecords {
   bool is_message = false;
   Message message;
   std::vector<SessionFact> facts;
-  std::string session_id_field;  // the line's sessionId (root agent files attach by it)
+  std::string session_id_field;  // the line's sessionId (root agent files attach by it), bounded
+  std::string session_id_full;   // the sessionId as written, when bounding changed it (else empty)
 };
 
 // What a line's records cost in memory until they are written, roughly: their texts plus a fixed

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "engine/records_store.h"
 #include "ingest/claude.h"
 #include "ingest/jsonl_reader.h"
 #include "test_util.h"
@@ -78,4 +79,26 @@ TEST_CASE("claude adapter: a repaired line keeps its message and tool calls", "[
   CHECK(rec.message.text.find("bad \xEF\xBF\xBD and \xEF\xBF\xBD here") != std::string::npos);
   REQUIRE(rec.message.tool_calls.size() == 1);
   CHECK(rec.message.tool_calls[0].input_json.find("\"1e999\"") != std::string::npos);
+}
+
+TEST_CASE("SessionRec keeps a long session id as written; version-1 records still decode", "[hardening][ingest][keys]") {
+  SessionRec s;
+  s.full_id = std::string(600, 's');
+  s.id = bounded_id(s.full_id);
+  s.project = "p";
+  auto back = SessionRec::decode(s.encode());
+  REQUIRE(back);
+  CHECK(back->id == s.id);
+  CHECK(back->shown_id() == s.full_id);
+  // A record written before full_id existed (schema 10): version 1, no trailing field.
+  SessionRec old;
+  old.id = "b3edadab-bca0-4054-9b41-f7ffa6941260";
+  old.project = "p";
+  std::string bytes = old.encode();
+  bytes.pop_back();  // the empty full_id's length byte (a one-byte varint)
+  bytes[0] = 1;      // version 1
+  auto v1 = SessionRec::decode(bytes);
+  REQUIRE(v1);
+  CHECK(v1->shown_id() == old.id);
+  CHECK(v1->project == "p");
 }
