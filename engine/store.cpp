@@ -337,9 +337,10 @@ bool index_writable(const std::string& dir, std::string& why) {
   std::error_code ec;
   std::string probe = dir;  // a missing index is created under its nearest existing parent
   while (!fs::exists(probe, ec)) {
-    std::string parent = fs::path(probe).parent_path().string();
-    if (parent.empty() || parent == probe) break;
-    probe = std::move(parent);
+    fs::path parent = fs::path(probe).parent_path();
+    if (parent.empty()) parent = fs::path(".");  // a relative index dir is created in the working directory
+    if (parent == fs::path(probe)) break;
+    probe = parent.string();
   }
   if (!writable(probe)) {
     why = probe + ": " + std::strerror(errno);

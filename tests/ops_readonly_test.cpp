@@ -231,3 +231,14 @@ TEST_CASE("ops: a source root that is not a directory is a reported problem; a m
   CHECK(json_u64(m.out, "dirs_unreadable") == 0);
   CHECK(m.out.find("\"problems\":[]") != std::string::npos);
 }
+
+TEST_CASE("ops: a relative index dir that does not exist yet is writable, not read-only", "[hardening][ops][readonly]") {
+  osearch_test::TempDir tmp;
+  const auto before = std::filesystem::current_path();
+  std::filesystem::current_path(tmp.path());
+  std::string why;
+  const bool writable = osearch::index_writable("new-index", why);
+  std::filesystem::current_path(before);
+  CHECK(writable);
+  CHECK(why.empty());
+}
