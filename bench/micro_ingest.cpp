@@ -8,7 +8,7 @@
 #include <sstream>
 #include <string>
 
-#include "engine/tokenizer.h"
+#include "engine/index/tokenizer.h"
 #include "ingest/claude.h"
 #include "ingest/jsonl_reader.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/search.h"
+#include "engine/query/search.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {

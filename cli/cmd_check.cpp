@@ -1,9 +1,9 @@
-// `osearch check`: the engine's report (engine/check.h), printed. Read-only: no refresh, no lock.
+// `osearch check`: the engine's report (engine/query/check.h), printed. Read-only: no refresh, no lock.
 #include <cstdio>
 
 #include "cli/commands.h"
 #include "cli/json_writer.h"
-#include "engine/check.h"
+#include "engine/query/check.h"
 
 namespace osearch {
 

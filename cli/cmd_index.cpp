@@ -13,10 +13,10 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/terminal_text.h"
-#include "engine/check.h"
-#include "engine/errors.h"
-#include "engine/index_damage.h"
-#include "engine/reader.h"
+#include "engine/query/check.h"
+#include "engine/store/errors.h"
+#include "engine/store/index_damage.h"
+#include "engine/query/reader.h"
 #include "ingest/timeutil.h"
 
 namespace osearch {

@@ -4,7 +4,7 @@
 #include "cli/commands.h"
 #include "cli/printers.h"
 #include "cli/verbatim_args.h"
-#include "engine/search.h"
+#include "engine/query/search.h"
 
 namespace osearch {
 namespace {

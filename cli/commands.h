@@ -6,7 +6,7 @@
 
 #include "cli/json_writer.h"
 #include "cli/options.h"
-#include "engine/query.h"
+#include "engine/query/query.h"
 
 namespace osearch {
 

@@ -11,9 +11,9 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/verbatim_args.h"
-#include "engine/errors.h"
-#include "engine/index_damage.h"
-#include "engine/store.h"
+#include "engine/store/errors.h"
+#include "engine/store/index_damage.h"
+#include "engine/store/store.h"
 
 using namespace osearch;
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/indexer.h"
-#include "engine/query.h"
+#include "engine/index/indexer.h"
+#include "engine/query/query.h"
 
 namespace osearch {
 
@@ -31,7 +31,7 @@ struct Context {
   bool no_refresh = false, quiet = false, verbose = false;
 };
 
-// Bad input is exit code 2 (engine/query.h); the CLI raises the same type for usage errors.
+// Bad input is exit code 2 (engine/query/query.h); the CLI raises the same type for usage errors.
 using UsageError = BadInput;
 
 Context resolve_context(const GlobalOptions& options);

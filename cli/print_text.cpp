@@ -2,7 +2,7 @@
 
 #include "cli/printers.h"
 #include "cli/terminal_text.h"
-#include "engine/snippet.h"
+#include "engine/query/snippet.h"
 #include "ingest/timeutil.h"
 
 namespace osearch {

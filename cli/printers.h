@@ -5,8 +5,8 @@
 
 #include "cli/json_writer.h"
 #include "cli/options.h"
-#include "engine/query.h"
-#include "engine/resume_hint.h"
+#include "engine/query/query.h"
+#include "engine/query/resume_hint.h"
 
 namespace osearch {
 
@@ -22,7 +22,7 @@ inline void print_result(const Context& ctx, const QueryResult& r) {
   }
 }
 
-// Fields shared by every printer (resume_hint is in engine/resume_hint.h).
+// Fields shared by every printer (resume_hint is in engine/query/resume_hint.h).
 std::string hit_cwd(const Hit& h);
 std::string session_summary(const SessionRec& s);
 

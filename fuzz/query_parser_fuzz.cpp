@@ -7,10 +7,10 @@
 
 #include <xapian.h>
 
-#include "engine/query.h"
-#include "engine/query_parser.h"
-#include "engine/text_index.h"
-#include "engine/tokenizer.h"
+#include "engine/query/query.h"
+#include "engine/query/query_parser.h"
+#include "engine/index/text_index.h"
+#include "engine/index/tokenizer.h"
 #include "fuzz/fuzz_util.h"
 
 using osearch_fuzz::require;
@@ -28,7 +28,7 @@ Xapian::WritableDatabase make_db() {
     const char *project, *model, *role, *text;
   } docs[] = {
       {"-Users-me-AlphaProject", "claude-opus-4-5-20251101", "assistant",
-       "The stateStore keeps 2.1.29 and c9117b58-37b2-42e0-942d-cea5c426128d in /src/engine/keyword.cpp"},
+       "The stateStore keeps 2.1.29 and c9117b58-37b2-42e0-942d-cea5c426128d in /src/engine/query/keyword.cpp"},
       {"-home-bob-BetaRepo", "claude-haiku-4-5-20251001", "tool",
        "error in build_index_v2, see toolu_01YSSAHQnxsQC5wBW4QHXLbF; 你好世界 école naïve 🎉"},
   };

@@ -1,4 +1,4 @@
-// libFuzzer target: the regex front end of `content` (engine/content.cpp: -F escaping, -w wrapping,
+// libFuzzer target: the regex front end of `content` (engine/query/content.cpp: -F escaping, -w wrapping,
 // the Hyperscan compile, the PCRE2 prefilter decision) and the PCRE2 matcher behind it.
 // Input: one flag byte (bit 0 -F, bit 1 -i, bit 2 -w, bit 3 last line is a subject), then up to
 // four patterns separated by '\n'. A pattern is either compiled or refused with BadInput.
@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/pcre_matcher.h"
-#include "engine/query.h"
-#include "engine/search.h"
+#include "engine/query/pcre_matcher.h"
+#include "engine/query/query.h"
+#include "engine/query/search.h"
 #include "fuzz/fuzz_util.h"
 
 using osearch_fuzz::require;

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "engine/records_store.h"
+#include "engine/store/records_store.h"
 #include "ingest/claude.h"
 #include "ingest/jsonl_reader.h"
 #include "test_util.h"

@@ -4,7 +4,7 @@
 #include "tests/cli_fixture.h"
 #include "tests/synthetic_index.h"
 
-#include "engine/content_scan.h"
+#include "engine/query/content_scan.h"
 
 using namespace osearch;
 

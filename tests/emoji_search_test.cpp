@@ -1,6 +1,6 @@
 // Emoji are searchable text end to end: `keyword 🚀` finds the message that contains 🚀 (it used to
 // exit 2 "nothing searchable"), with selectors, skin tones and ZWJ sequences handled as the
-// tokenizer defines (engine/tokenizer.h).
+// tokenizer defines (engine/index/tokenizer.h).
 #include "tests/cli_input_fixture.h"
 
 namespace {

@@ -7,7 +7,7 @@
 // kill -9 recovery compared with a clean build, a concurrent second indexer, file modes, --full
 // and bad input. Source trees are built in temp dirs from tests/data/claude (real transcripts)
 // plus synthetic files written here.
-#include "engine/indexer.h"
+#include "engine/index/indexer.h"
 
 #include <catch2/catch.hpp>
 
@@ -21,9 +21,9 @@
 #include <thread>
 #include <vector>
 
-#include "engine/reader.h"
-#include "engine/records_store.h"
-#include "engine/store.h"
+#include "engine/query/reader.h"
+#include "engine/store/records_store.h"
+#include "engine/store/store.h"
 #include "ingest/jsonl_reader.h"
 #include "test_util.h"
 

@@ -6,7 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "engine/index_parts.h"
+#include "engine/index/index_parts.h"
 
 namespace {
 

@@ -1,10 +1,10 @@
-// Index: the LMDB repack (engine/store_repack.h): same records in a smaller env under a new
+// Index: the LMDB repack (engine/store/store_repack.h): same records in a smaller env under a new
 // records-<n> named by records.current, user data and unknown databases kept byte for byte,
 // readers of the old env unharmed, leftovers of an interrupted repack removed, kill -9 anywhere.
 #include "tests/index_fixture.h"
 
-#include "engine/codec.h"
-#include "engine/store_repack.h"
+#include "engine/store/codec.h"
+#include "engine/store/store_repack.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Index: counts, idempotent re-runs, incremental reads, half lines, shrink/replace/delete, titles.
 #include "tests/index_fixture.h"
-#include "engine/search.h"
+#include "engine/query/search.h"
 
 TEST_CASE("index: the shared corpus gives exactly 160 sessions 17161 messages 5662 tool calls and a re-run changes nothing",
           "[index][corpus]") {

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/indexer.h"
-#include "engine/ingest_batch.h"
-#include "engine/parse_ahead.h"
+#include "engine/index/indexer.h"
+#include "engine/index/ingest_batch.h"
+#include "engine/index/parse_ahead.h"
 #include "tests/cli_fixture.h"
 
 using namespace osearch;

@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <fstream>
 
-#include "engine/lmdb.h"
-#include "engine/lmdb_check.h"
+#include "engine/store/lmdb.h"
+#include "engine/store/lmdb_check.h"
 #include "test_util.h"
 
 using namespace osearch;

@@ -5,7 +5,7 @@
 
 #include <sys/statvfs.h>
 
-#include "engine/errors.h"
+#include "engine/store/errors.h"
 
 namespace {
 

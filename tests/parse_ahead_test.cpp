@@ -1,6 +1,6 @@
 // ParseAhead: files arrive parsed, in order, chunk by chunk, with their read results; the parser
 // stays a bounded distance ahead and stops cleanly when the consumer goes away early.
-#include "engine/parse_ahead.h"
+#include "engine/index/parse_ahead.h"
 
 #include <catch2/catch.hpp>
 

@@ -3,7 +3,7 @@
 #include "tests/cli_fixture.h"
 #include "tests/synthetic_index.h"
 
-#include "engine/query_parser.h"
+#include "engine/query/query_parser.h"
 
 using namespace osearch;
 

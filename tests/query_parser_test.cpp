@@ -1,7 +1,7 @@
-// Keyword query syntax (engine/query_parser.h), checked by what the parsed query matches in a small
+// Keyword query syntax (engine/query/query_parser.h), checked by what the parsed query matches in a small
 // in-memory Xapian database whose documents carry the same terms the indexer writes
-// (engine/text_index.cpp: tokenizer terms, positions for prose, boolean filter terms).
-#include "engine/query_parser.h"
+// (engine/index/text_index.cpp: tokenizer terms, positions for prose, boolean filter terms).
+#include "engine/query/query_parser.h"
 
 #include <catch2/catch.hpp>
 
@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/query.h"
-#include "engine/text_index.h"
-#include "engine/tokenizer.h"
+#include "engine/query/query.h"
+#include "engine/index/text_index.h"
+#include "engine/index/tokenizer.h"
 
 using namespace osearch;
 
@@ -62,10 +62,10 @@ Xapian::WritableDatabase make_db() {
     add_doc(db, {"d2", kS1, "-Users-me-AlphaProject", "claude", "user", "text", "", "main", {},
                  "brown quick fox jumps over lazy-watching-pony"});
     add_doc(db, {"d3", kS2, "-home-bob-BetaRepo", "claude", "tool", "tool_result", "", "feature/x-y", {"Bash"},
-                 "error in build_index_v2 at /src/engine/keyword.cpp line 42, see toolu_01YSSAHQnxsQC5wBW4QHXLbF",
+                 "error in build_index_v2 at /src/engine/query/keyword.cpp line 42, see toolu_01YSSAHQnxsQC5wBW4QHXLbF",
                  false});
     add_doc(db, {"d4", kS2, "-home-bob-BetaRepo", "claude", "assistant", "tool_use", "claude-haiku-4-5-20251001",
-                 "feature/x-y", {"Read"}, "Read /src/engine/keyword.cpp quick", false});
+                 "feature/x-y", {"Read"}, "Read /src/engine/query/keyword.cpp quick", false});
     add_doc(db, {"d5", kS3, "-tmp-gamma", "omp", "assistant", "text", "gpt-5", "", {},
                  "visit http://example.com/docs for 你好世界 details, version v2.0.74"});
     add_doc(db, {"d6", kS3, "-tmp-gamma", "omp", "assistant", "thinking", "gpt-5", "", {},
@@ -193,9 +193,9 @@ TEST_CASE("query: a project:/model: value matching nothing gives no results (not
 
 TEST_CASE("query: a file name is found inside a longer path", "[query]") {
     auto db = make_db();
-    // "keyword.cpp" only occurs as part of "/src/engine/keyword.cpp"; a user (as with rg) expects it found.
+    // "keyword.cpp" only occurs as part of "/src/engine/query/keyword.cpp"; a user (as with rg) expects it found.
     CHECK(run(db, "keyword.cpp") == Names{"d3", "d4"});
-    CHECK(run(db, "engine/keyword.cpp") == Names{"d3", "d4"});
+    CHECK(run(db, "engine/query/keyword.cpp") == Names{"d3", "d4"});
 }
 
 TEST_CASE("query: branch: session: agent: type: fields", "[query]") {
@@ -235,7 +235,7 @@ TEST_CASE("query: identifiers are found verbatim", "[query]") {
     CHECK(run(db, "index") == Names{"d3"});  // a snake_case part
     CHECK(run(db, "stateStore") == Names{"d1"});
     CHECK(run(db, "lazy-watching-pony") == Names{"d2"});
-    CHECK(run(db, "/src/engine/keyword.cpp") == Names{"d3", "d4"});
+    CHECK(run(db, "/src/engine/query/keyword.cpp") == Names{"d3", "d4"});
     CHECK(run(db, "2.1.29") == Names{"d1"});
     CHECK(run(db, "v2.0.74") == Names{"d5"});
     CHECK(run(db, "foo.bar.baz") == Names{"d6"});

@@ -1,11 +1,11 @@
-// resume_hint (engine/resume_hint.h) is pasted into shells; the cwd and ids come from transcripts.
+// resume_hint (engine/query/resume_hint.h) is pasted into shells; the cwd and ids come from transcripts.
 // Each hint is run by /bin/sh with harmless stand-ins for cd and the agents, which record their
 // arguments: the shell must see exactly the intended words and run nothing else.
-#include "engine/resume_hint.h"
+#include "engine/query/resume_hint.h"
 
 #include <catch2/catch.hpp>
 
-#include "engine/records_store.h"
+#include "engine/store/records_store.h"
 #include "tests/test_util.h"
 
 using namespace osearch;

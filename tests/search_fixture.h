@@ -19,10 +19,10 @@
 
 #include "test_util.h"
 
-#include "engine/indexer.h"
-#include "engine/query.h"
-#include "engine/reader.h"
-#include "engine/search.h"
+#include "engine/index/indexer.h"
+#include "engine/query/query.h"
+#include "engine/query/reader.h"
+#include "engine/query/search.h"
 #include "ingest/timeutil.h"
 
 using namespace osearch;

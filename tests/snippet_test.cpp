@@ -1,4 +1,4 @@
-#include "engine/snippet.h"
+#include "engine/query/snippet.h"
 
 #include <catch2/catch.hpp>
 

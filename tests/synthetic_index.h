@@ -7,10 +7,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "engine/indexer.h"
-#include "engine/query.h"
-#include "engine/reader.h"
-#include "engine/search.h"
+#include "engine/index/indexer.h"
+#include "engine/query/query.h"
+#include "engine/query/reader.h"
+#include "engine/query/search.h"
 #include "test_util.h"
 
 namespace osearch_test {

@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "engine/term_counter.h"
+#include "engine/index/term_counter.h"
 
 using namespace osearch;
 

@@ -1,5 +1,5 @@
-// Tokenizer (engine/tokenizer.h): the terms both the indexer and the query parser see.
-#include "engine/tokenizer.h"
+// Tokenizer (engine/index/tokenizer.h): the terms both the indexer and the query parser see.
+#include "engine/index/tokenizer.h"
 
 #include <catch2/catch.hpp>
 
@@ -116,14 +116,14 @@ TEST_CASE("tokenizer: toolu_ ids stay whole (lower-cased)", "[tokenizer]") {
 }
 
 TEST_CASE("tokenizer: file paths stay whole", "[tokenizer]") {
-    auto t = tokenize("edited /Users/alex/workspace/cli/main.cpp and src/engine/keyword.cpp.");
+    auto t = tokenize("edited /Users/alex/workspace/cli/main.cpp and src/engine/query/keyword.cpp.");
     auto compounds = texts_of(t, TermKind::Compound);
     INFO(Catch::Detail::stringify(compounds));
     // The leading '/' may be trimmed as a connector; the path itself must be one term.
     CHECK(std::any_of(compounds.begin(), compounds.end(), [](const std::string& c) {
         return c == "/users/alex/workspace/cli/main.cpp" || c == "users/alex/workspace/cli/main.cpp";
     }));
-    CHECK(has(t, "src/engine/keyword.cpp", TermKind::Compound));  // sentence-final '.' trimmed
+    CHECK(has(t, "src/engine/query/keyword.cpp", TermKind::Compound));  // sentence-final '.' trimmed
     CHECK(has(t, "keyword"));
     CHECK(has(t, "cpp"));
     // Short components do not break the compound.

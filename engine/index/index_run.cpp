@@ -1,0 +1,60 @@
+// run_index: the guard around one index run (engine/index/indexer.cpp holds the run itself): can the
+// index be written, the writer lock, and the errors a user must see plainly (engine/store/errors.h).
+#include <xapian.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string>
+#include <system_error>
+
+#include "engine/store/errors.h"
+#include "engine/index/indexer.h"
+#include "engine/store/store.h"
+
+namespace osearch {
+namespace {
+
+// Xapian keeps the errno of a failed write only as text: in its error string, or inside the
+// message when the failure was wrapped ("Modifications failed (… (No space left on device))").
+bool names_no_space(const Xapian::Error& e) {
+  const char* errno_text = e.get_error_string();
+  const std::string text = e.get_description() + " " + (errno_text ? errno_text : "");
+  return text.find(std::strerror(ENOSPC)) != std::string::npos || text.find(std::strerror(EDQUOT)) != std::string::npos;
+}
+
+}  // namespace
+
+// Write access first (a read-only index is not an error for a query), then the writer lock, then
+// the run; a full disk anywhere below becomes NoSpace, whatever layer noticed it.
+IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
+  IndexSummary summary;
+  auto read_only = [&](const std::string& why) {
+    if (!options.skip_if_read_only)
+      throw ReadOnlyIndex("the index at " + index_dir + " is read-only (" + why +
+                          "): `osearch index` cannot update it; queries answer from it as it is");
+    summary.read_only = true;
+    return summary;
+  };
+  std::string why;
+  if (!index_writable(index_dir, why)) return read_only(why);
+  try {
+    WriterLock lock(index_dir, options.wait_for_lock, options.should_stop);
+    if (!lock.locked()) {
+      (options.wait_for_lock ? summary.interrupted : summary.busy) = true;
+      return summary;
+    }
+    return detail::index_under_lock(index_dir, roots, options);
+  } catch (const IndexError& e) {
+    if (dynamic_cast<const ReadOnlyIndex*>(&e)) return read_only(e.what());
+    throw;
+  } catch (const Xapian::Error& e) {
+    if (names_no_space(e)) throw NoSpace(no_space_message(index_dir, "Xapian: " + e.get_description()));
+    throw;
+  } catch (const std::system_error& e) {  // std::filesystem and friends
+    if (e.code().category() == std::generic_category() || e.code().category() == std::system_category())
+      if (is_no_space(e.code().value())) throw NoSpace(no_space_message(index_dir, e.what()));
+    throw;
+  }
+}
+
+}  // namespace osearch

@@ -1,0 +1,453 @@
+#include "engine/index/indexer.h"
+#include "engine/index/parse_ahead.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <filesystem>
+#include <set>
+
+#include "engine/store/codec.h"
+#include "engine/store/errors.h"
+#include "engine/index/index_parts.h"
+#include "engine/index/rebuild.h"
+#include "engine/index/salvage.h"
+#include "engine/store/trace.h"
+#include "engine/index/ingest_batch.h"
+#include "engine/store/store.h"
+#include "engine/store/store_repack.h"
+#include "engine/index/text_index.h"
+#include "engine/store/text_log.h"
+#include "ingest/claude.h"
+#include "ingest/claude_layout.h"
+#include "ingest/jsonl_reader.h"
+
+namespace osearch {
+namespace {
+
+constexpr size_t kMaxShards = 6;
+// Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
+constexpr uint64_t kSchemaVersion = 11;
+// Below this an env's slack is not worth a copy.
+constexpr uint64_t kRepackMinBytes = 4u << 20;
+
+struct WorkItem {
+  SourceFile file;
+  FileState state;
+  FileState before;  // the state the read started from: chunk counts are added to it
+};
+
+// `st` after reading up to `r` (the counts and resume offset of the chunks so far).
+void apply_read(FileState& st, const FileState& before, const JsonlReadResult& r) {
+  st.offset = r.end_offset;
+  st.lines = before.lines + r.lines;
+  st.bad_lines = before.bad_lines + r.bad_lines;
+  st.repaired_lines = before.repaired_lines + r.repaired_lines;
+  st.oversized_lines = before.oversized_lines + r.oversized_lines;
+}
+
+std::string count_problem(const std::string& path, uint64_t n, const char* what) {
+  return path + ": " + std::to_string(n) + " " + what + (n == 1 ? " line" : " lines");
+}
+
+// A file read again from its first byte; a root agent file's session is decided again by its lines.
+void reset_for_reread(FileState& st) {
+  st.offset = st.lines = st.bad_lines = st.repaired_lines = st.oversized_lines = 0;
+  if (st.kind == SourceKind::ClaudeRootAgent) st.session_id.clear();
+}
+
+void delete_prefix(LmdbTxn& txn, MDB_dbi dbi, const std::string& pfx,
+                   const std::function<void(std::string_view key, std::string_view value)>& before_delete = {}) {
+  LmdbCursor cur(txn, dbi);
+  for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx;) {
+    if (before_delete) before_delete(cur.key(), cur.value());
+    cur.del();
+    // After a delete LMDB leaves the cursor on the following item; re-read it.
+    ok = cur.seek(pfx);
+  }
+}
+
+// Drops every record of the given sessions (their files are then re-read whole). Returns the
+// source files that fed them, with their offsets reset.
+// Their message documents stay in Xapian (it keeps no termlists to delete them by): the session's
+// epoch goes up in the same transaction, which hides them from every query from then on.
+std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const std::set<std::string>& sids) {
+  for (const auto& sid : sids) xapian.delete_session_title(sid);
+  xapian.commit();
+  const Dbis& db = store.db();
+  LmdbTxn txn(store.env(), false);
+  for (const auto& sid : sids) {
+    uint32_t epoch = xapian.epoch_of(sid) + 1;
+    txn.put(db.epochs, sid, epoch_value(epoch));
+    xapian.epochs()[sid] = epoch;
+  }
+  std::set<std::string> paths;
+  uint64_t garbage = Store::meta_u64(txn, db, meta_key::kTextGarbage);
+  for (const auto& sid : sids) {
+    const std::string pfx = sid + '\0';
+    delete_prefix(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
+      if (auto rec = MessageRec::decode(key, value)) txn.del(db.msg_uuid, pair_key(rec->uuid, sid));
+      ++garbage;  // its text log entry stays behind: content scans must check entries against records
+    });
+    delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
+      if (auto tc = ToolCallRec::decode(value); tc && !tc->file_path.empty())
+        txn.del(db.tc_by_path, pair_key(tc->file_path, pair_key(sid, tc->id)));
+    });
+    delete_prefix(txn, db.tool_results, pfx);
+    delete_prefix(txn, db.usage_seen, pfx);
+    delete_prefix(txn, db.subagents, pfx);
+    delete_prefix(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {
+      delete_prefix(txn, db.workflow_agents, std::string(key.substr(pfx.size())) + '\0');
+    });
+    delete_prefix(txn, db.session_files, pfx, [&](std::string_view, std::string_view path) { paths.emplace(path); });
+    if (auto v = txn.get(db.sessions, sid)) {
+      if (auto rec = SessionRec::decode(*v)) {
+        std::string k;
+        put_be64(k, sortable_i64(rec->ended_at));
+        k.append(sid);
+        txn.del(db.sess_by_time, k);
+        txn.del(db.sess_by_project, pair_key(rec->project, sid));
+      }
+      txn.del(db.sessions, sid);
+    }
+  }
+  Store::put_meta_u64(txn, db, meta_key::kTextGarbage, garbage);
+  txn.del(db.meta, meta_key::kInFlight);  // an interrupted batch's sessions are among `sids`
+  for (const auto& path : paths) {
+    auto v = txn.get(db.files, file_key(path));
+    if (!v) continue;
+    auto st = FileState::decode(path, *v);
+    if (!st) continue;
+    reset_for_reread(*st);
+    st->size = 0;  // never "unchanged": the next run reads it whole
+    txn.put(db.files, file_key(path), st->encode());
+  }
+  txn.commit();
+  return paths;
+}
+
+// Folds shards into a new main database (or, when they are small next to it, into one shard);
+// LMDB switches to the result in one commit.
+void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout) {
+  if (layout.shards.empty()) return;
+  uint64_t shard_bytes = 0, main_bytes = TextIndexWriter::dir_bytes(layout.main_dir(store.dir()));
+  size_t fresh = 0;
+  for (const auto& s : layout.shards) {
+    uint64_t b = TextIndexWriter::dir_bytes(store.dir() + "/" + s);
+    if (XapianLayout::is_part(s)) {
+      main_bytes += b;
+    } else {
+      shard_bytes += b;
+      ++fresh;
+    }
+  }
+  if (fresh == 0) return;
+  PhaseTimer timer("compact");
+  XapianLayout next;
+  if (shard_bytes * 4 >= main_bytes) {
+    next = xapian.compact(layout);
+  } else if (fresh > kMaxShards) {
+    next = xapian.merge_shards(layout);
+  } else {
+    return;  // a few small shards: cheaper to search than to merge every run
+  }
+  timer.mark("xapian compact");
+  const XapianLayout before = layout;
+  layout = next;
+  {
+    LmdbTxn txn(store.env(), false);
+    write_layout(txn, store.db(), layout);
+    txn.commit();
+  }
+  // Only the databases compacted away: during a rebuild the old generation's are still live.
+  std::error_code ec;
+  if (before.generation != layout.generation)
+    std::filesystem::remove_all(before.main_dir(store.dir()), ec);
+  for (const auto& s : before.shards)
+    if (std::find(layout.shards.begin(), layout.shards.end(), s) == layout.shards.end())
+      std::filesystem::remove_all(store.dir() + "/" + s, ec);
+}
+
+JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
+  JsonlReadResult res;
+  res.end_offset = f.size;
+  res.bytes_read = f.size;
+  if (auto run = read_workflow_json(f.path))
+    batch.add_workflow(f, *run);
+  else
+    ++res.bad_lines;
+  return res;
+}
+
+// A repack copies the whole env. Worth it after a run that stored a quarter of the messages or
+// more (a cold build, --full, a big catch-up: their random inserts left pages half full), or when
+// free pages exceed ~30% of the used ones.
+bool worth_repacking(const Store& store, const IndexSummary& s) {
+  const RecordsStats st = records_stats(store);
+  PhaseTimer timer("repack");
+  timer.count("data_bytes", st.file_bytes);
+  timer.count("free_pages", st.free_pages);
+  timer.count("pages", st.pages);
+  if (st.file_bytes < kRepackMinBytes) return false;
+  const uint64_t used = st.pages > st.free_pages ? st.pages - st.free_pages : 0;
+  return s.new_messages * 4 >= s.messages || st.free_pages * 10 > used * 3;
+}
+
+bool stop_requested(const IndexOptions& options) { return options.should_stop && options.should_stop(); }
+
+}  // namespace
+
+IndexSummary detail::index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
+                              const IndexOptions& options) {
+  const auto t0 = std::chrono::steady_clock::now();
+  PhaseTimer timer("index");
+  IndexSummary summary;
+  // --full, and an index written by an incompatible version, are rebuilt from the sources beside
+  // the live generation (engine/index/rebuild.h): memories and archived sessions are carried over, and
+  // readers answer from the old generation until the switch. --full never opens the old env here:
+  // a damaged one could crash this process (the salvage reads it in a child).
+  std::unique_ptr<Store> opened;
+  std::optional<Rebuild> rebuild;
+  if (!options.full) {
+    opened = std::make_unique<Store>(index_dir, Store::Mode::Write);
+    LmdbTxn txn(opened->env(), false);
+    if (!txn.get(opened->db().meta, meta_key::kSchema)) {
+      Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);  // a new index
+      txn.commit();
+    } else if (Store::meta_u64(txn, opened->db(), meta_key::kSchema) != kSchemaVersion) {
+      txn.abort();
+      opened.reset();
+    }
+  }
+  if (!opened) {
+    rebuild = begin_rebuild(index_dir, roots, kSchemaVersion, summary);
+    opened = std::make_unique<Store>(index_dir, rebuild->env_name);
+    LmdbTxn txn(opened->env(), false);
+    Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);
+    write_part_names(txn, opened->db(), rebuild->parts);
+    summary.rebuilt = true;
+    summary.salvaged_memories = Store::entries(txn, opened->db().memories);
+    summary.salvaged_sessions = Store::entries(txn, opened->db().sessions);
+    txn.commit();
+  }
+  Store& store = *opened;
+  const Dbis& db = store.db();
+
+  IndexParts parts;
+  std::map<std::string, FileState> states;
+  SessionEpochs epochs;
+  std::set<std::string> interrupted;
+  {
+    LmdbTxn r(store.env(), true);
+    parts = read_parts(r, db);
+    // Sessions of a batch that was committed (step A) but whose shards never were (step B): a crash.
+    if (auto v = r.get(db.meta, meta_key::kInFlight)) {
+      for (size_t pos = 0; pos < v->size();) {
+        size_t nl = v->find('\n', pos);
+        if (nl == std::string_view::npos) nl = v->size();
+        if (nl > pos) interrupted.emplace(v->substr(pos, nl - pos));
+        pos = nl + 1;
+      }
+    }
+    LmdbCursor ep(r, db.epochs);
+    for (bool ok = ep.first(); ok; ok = ep.next()) epochs.emplace(ep.key(), get_be32(ep.value()));
+    LmdbCursor cur(r, db.files);
+    for (bool ok = cur.first(); ok; ok = cur.next())
+      if (auto st = FileState::decode(cur.key(), cur.value())) states.emplace(st->path, std::move(*st));
+  }
+  XapianLayout& layout = parts.layout;
+  TextLogWriter log;
+  log.open(index_dir, parts.text_bytes, parts.text_entries, parts.text_log);
+  // Parts LMDB does not name are leftovers of a crash, an old generation or an interrupted rebuild:
+  // drop them (a rebuild leaves the live generation's alone until its switch), then finish a bulk
+  // load a crash interrupted before its compaction.
+  if (!rebuild) remove_unnamed_parts(index_dir, parts);
+  TextIndexWriter xapian(index_dir, layout);
+  xapian.epochs() = std::move(epochs);
+  if (rebuild) {
+    index_salvaged(store, xapian, layout);
+    if (options.at_point) options.at_point("salvaged");
+  }
+
+  timer.mark("open");
+  std::vector<SourceFile> files;
+  for (const auto& root : roots) {
+    if (root.agent != "claude") continue;
+    DiscoveryResult d = discover_claude(root.dir);
+    summary.dirs_unreadable += d.errors.size();
+    summary.files_unreadable += d.file_errors.size();
+    for (auto& e : d.errors) summary.problems.push_back(std::move(e));
+    for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
+    for (auto& f : d.files) files.push_back(std::move(f));
+  }
+
+  timer.mark("discover");
+  if (stop_requested(options)) {
+    summary.interrupted = true;
+    return summary;
+  }
+  IngestBatch batch(store, log, xapian, layout);
+  std::vector<WorkItem> work;
+  std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
+  std::set<std::string> discovered;
+  for (const auto& f : files) {
+    ++summary.files_seen;
+    discovered.insert(f.path);
+    auto it = states.find(f.path);
+    FileState st;
+    if (it != states.end()) {
+      st = it->second;
+      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
+      if (replaced) {
+        if (!st.session_id.empty()) drop.insert(st.session_id);
+        reset_for_reread(st);
+      } else if (f.size == st.size && f.mtime_ns == st.mtime_ns) {
+        ++summary.files_skipped;
+        continue;
+      }
+    }
+    work.push_back({f, st, {}});
+  }
+  std::vector<std::string> root_dirs;
+  for (const auto& r : roots) root_dirs.push_back(r.dir);
+  for (const auto& [path, st] : states) {
+    if (st.deleted || discovered.count(path) || !under_any(path, root_dirs)) continue;
+    FileState gone = st;
+    gone.deleted = true;
+    batch.set_file_state(gone);
+    if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
+    ++summary.files_deleted;
+  }
+  if (!drop.empty()) {
+    std::set<std::string> refeed = drop_sessions(store, xapian, drop);
+    std::set<std::string> queued;
+    for (auto& w : work) {
+      queued.insert(w.file.path);
+      if (refeed.count(w.file.path)) reset_for_reread(w.state);
+    }
+    for (const auto& f : files) {
+      if (!refeed.count(f.path) || queued.count(f.path)) continue;
+      FileState st = states[f.path];
+      reset_for_reread(st);
+      work.push_back({f, st, {}});
+    }
+    std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return a.file.path < b.file.path; });
+  }
+
+  timer.mark("plan");
+  IndexProgress progress;
+  progress.files_total = work.size();
+  for (const auto& w : work) progress.bytes_total += w.file.size - std::min(w.file.size, w.state.offset);
+
+  // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
+  std::vector<ParseJob> jobs;
+  jobs.reserve(work.size());
+  for (const auto& w : work) jobs.push_back({w.file.path, w.state.offset, w.file.kind != SourceKind::ClaudeWorkflowRun});
+  ParseAhead ahead(std::move(jobs), options.flush_bytes, options.max_line_bytes);
+  ParsedChunk chunk;
+  size_t started = SIZE_MAX;
+  while (ahead.next(chunk)) {
+    WorkItem& w = work[chunk.job];
+    const SourceFile& f = w.file;
+    FileState& st = w.state;
+    if (started != chunk.job) {
+      // Between two files the batch holds whole files only: a clean place to stop.
+      if (stop_requested(options)) {
+        summary.interrupted = true;
+        break;
+      }
+      started = chunk.job;
+      st.path = f.path;
+      st.kind = f.kind;
+      st.agent = f.agent;
+      st.project = f.project;
+      st.agent_id = f.agent_id;
+      if (f.kind != SourceKind::ClaudeRootAgent) st.session_id = f.session_id;
+      st.dev = f.dev;
+      st.ino = f.ino;
+      st.size = f.size;
+      st.mtime_ns = f.mtime_ns;
+      st.deleted = false;
+      w.before = st;
+    }
+    for (auto& line : chunk.lines) batch.add(f, st, line.rec, line.offset);
+    if (!chunk.last) {
+      // A big file is committed in batches too: up to the chunk's last line, resumable from there.
+      if (batch.full(options.flush_bytes)) {
+        FileState partial = st;
+        apply_read(partial, w.before, chunk.result);
+        partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
+        batch.set_file_state(partial);
+        batch.flush();
+      }
+      continue;
+    }
+    JsonlReadResult res = f.kind == SourceKind::ClaudeWorkflowRun
+                              ? read_workflow_file(f, batch)  // one JSON document, re-read whole when it changes
+                              : std::move(chunk.result);
+    if (!res.ok) {
+      ++summary.files_unreadable;
+      summary.problems.push_back(res.error);
+      continue;
+    }
+    apply_read(st, w.before, res);
+    summary.bad_lines += res.bad_lines;
+    summary.repaired_lines += res.repaired_lines;
+    summary.oversized_lines += res.oversized_lines;
+    if (res.bad_lines) summary.problems.push_back(count_problem(f.path, res.bad_lines, "bad") + " skipped");
+    if (res.repaired_lines) summary.problems.push_back(count_problem(f.path, res.repaired_lines, "repaired"));
+    if (res.oversized_lines)
+      summary.problems.push_back(count_problem(f.path, res.oversized_lines, "oversized") + " skipped (over " +
+                                 std::to_string(options.max_line_bytes) + " bytes)");
+    summary.bytes_read += res.bytes_read;
+    ++summary.files_changed;
+    batch.set_file_state(st);
+    if (batch.full(options.flush_bytes)) batch.flush();
+    ++progress.files_done;
+    progress.bytes_done += res.bytes_read;
+    progress.file = f.path;
+    if (options.progress) options.progress(progress);
+  }
+  batch.finish();
+  timer.mark("ingest");
+  timer.memory();
+  if (summary.interrupted) {
+    // A stop mid-rebuild leaves the live generation as it was: the unnamed new one is removed by
+    // the next writer.
+    if (rebuild) summary.problems.push_back("index --full was stopped before it finished: the index is unchanged");
+  } else {
+    compact_shards(store, xapian, layout);
+    if (rebuild) switch_to_rebuilt(store, *rebuild, options.at_point);
+  }
+
+  summary.new_messages = batch.counters().messages;
+  summary.new_tool_calls = batch.counters().tool_calls;
+  {
+    LmdbTxn r(store.env(), true);
+    summary.sessions = Store::entries(r, db.sessions);
+    summary.messages = Store::entries(r, db.messages);
+    summary.tool_calls = Store::entries(r, db.tool_calls);
+  }
+  if (!summary.interrupted &&
+      (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary)))) {
+    // Everything is committed already: a failed repack leaves the index as it was, so it is
+    // reported, not fatal, unless the disk is full (which the user must hear about).
+    try {
+      repack_records(store);
+    } catch (const NoSpace&) {
+      throw;
+    } catch (const LmdbError& e) {
+      if (write_failed_for_space(e.code, store.dir()))
+        throw NoSpace(no_space_message(store.dir(), std::string("LMDB repack: ") + e.what()));
+      summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
+    } catch (const std::exception& e) {
+      summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
+    }
+  }
+  summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return summary;
+}
+
+}  // namespace osearch

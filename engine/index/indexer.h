@@ -1,0 +1,77 @@
+// `osearch index`: stat every source file, read only the bytes past each file's stored offset,
+// re-read whole the files that shrank or were replaced, keep vanished files' sessions as
+// source_deleted. Queries call the same refresh (lazy freshness) with wait=false.
+//
+// Errors: ReadOnlyIndex when the index cannot be written, NoSpace when the disk fills up
+// (engine/store/errors.h); what was committed before either stays consistent.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace osearch {
+
+struct SourceRoot {
+  std::string agent;  // "claude" (other adapters come later)
+  std::string dir;
+};
+
+struct IndexProgress {
+  size_t files_done = 0, files_total = 0;
+  uint64_t bytes_done = 0, bytes_total = 0;
+  std::string_view file;  // the file just read
+};
+
+// Rewrite LMDB compactly at the end of the run (engine/store/store_repack.h)? Auto: after a run that
+// stored a large share of the messages, or when free pages have piled up.
+enum class Repack { Auto, Always, Never };
+
+struct IndexOptions {
+  bool full = false;            // rebuild derived data from the sources (memories are kept)
+  bool wait_for_lock = true;    // false: return busy=true when another indexer runs
+  size_t flush_bytes = 6u << 20;  // commit every N bytes of message text (and record overhead)
+  size_t max_line_bytes = 64u << 20;  // longer JSONL lines are skipped and counted (oversized_lines)
+  Repack repack = Repack::Auto;
+  std::function<void(const IndexProgress&)> progress;
+  // A query's lazy refresh: a read-only index is answered as it is (summary.read_only) instead of
+  // failing with ReadOnlyIndex.
+  bool skip_if_read_only = false;
+  // Polled between files: true ends the run cleanly. What was read so far is committed (the next
+  // run goes on from there); the end-of-run compaction and repack are left for the next run.
+  std::function<bool()> should_stop;
+  // Called at the steps of a rebuild ("salvaged", "built", "switched"): tests kill the run there.
+  std::function<void(std::string_view point)> at_point;
+};
+
+struct IndexSummary {
+  bool busy = false;  // another indexer held the lock (wait_for_lock=false)
+  bool read_only = false;    // the index is not writable: nothing done (skip_if_read_only)
+  bool interrupted = false;  // should_stop ended the run early
+  uint64_t files_seen = 0, files_changed = 0, files_skipped = 0, files_unreadable = 0, files_deleted = 0;
+  uint64_t dirs_unreadable = 0;  // source dirs that could not be listed (a source root that is not a dir too)
+  uint64_t bad_lines = 0, bytes_read = 0;
+  uint64_t repaired_lines = 0;   // parsed only after the repair pass (ingest/json_repair.h): indexed
+  uint64_t oversized_lines = 0;  // longer than IndexOptions::max_line_bytes: skipped
+  uint64_t new_messages = 0, new_tool_calls = 0;
+  uint64_t sessions = 0, messages = 0, tool_calls = 0;  // totals after the run
+  double seconds = 0;
+  std::vector<std::string> problems;  // unreadable files/dirs, bad/repaired/oversized lines: --verbose
+  // --full or a schema change: a new generation was built beside the old one and switched to.
+  bool rebuilt = false;
+  uint64_t salvaged_memories = 0, salvaged_sessions = 0;  // carried over from the old env
+  std::string lost;  // what the rebuild could not carry over from a damaged old env ("" = nothing)
+};
+
+IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);
+
+namespace detail {
+// The run itself, with the writer lock held (engine/index/indexer.cpp); run_index (engine/index/index_run.cpp)
+// takes the lock and maps the errors.
+IndexSummary index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
+                              const IndexOptions& options);
+}  // namespace detail
+
+}  // namespace osearch

@@ -1,0 +1,414 @@
+#include "engine/index/ingest_batch.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine/store/codec.h"
+#include "engine/store/trace.h"
+#include "ingest/bounded_id.h"
+#include "ingest/claude.h"
+
+namespace osearch {
+namespace {
+
+bool is_agent_file(SourceKind k) { return k != SourceKind::ClaudeMain; }
+
+
+}  // namespace
+
+IngestBatch::IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapian, XapianLayout& layout)
+    : store_(store), log_(log), xapian_(xapian), layout_(layout) {}
+
+const LmdbTxn& IngestBatch::reader() {
+  if (!reader_) reader_.emplace(store_.env(), true);
+  return *reader_;
+}
+
+bool IngestBatch::stored(MDB_dbi dbi, const std::string& key) { return reader().get(dbi, key).has_value(); }
+
+bool IngestBatch::empty() const {
+  return messages_.empty() && sessions_.empty() && file_states_.empty() && deleted_sources_.empty() &&
+         leaf_summaries_.empty() && workflows_.empty() && workflow_agents_.empty();
+}
+
+IngestBatch::TouchedSession* IngestBatch::find_session(const std::string& id) {
+  auto it = sessions_.find(id);
+  if (it != sessions_.end()) return &it->second;
+  auto v = reader().get(store_.db().sessions, id);
+  if (!v) return nullptr;
+  auto rec = SessionRec::decode(*v);
+  if (!rec) return nullptr;
+  TouchedSession t;
+  t.rec = std::move(*rec);
+  t.committed_ended_at = t.rec.ended_at;
+  t.exists_in_store = true;
+  t.committed_title = t.rec.title();
+  return &sessions_.emplace(id, std::move(t)).first->second;
+}
+
+IngestBatch::TouchedSession& IngestBatch::touch_session(const std::string& id, const SourceFile& file) {
+  if (TouchedSession* s = find_session(id)) return *s;
+  TouchedSession t;
+  t.rec.id = id;
+  if (file.session_id == id) t.rec.full_id = file.session_id_full;
+  if (auto full = full_ids_.find(id); full != full_ids_.end()) t.rec.full_id = full->second;
+  t.rec.agent = file.agent;
+  t.rec.project = file.project;
+  TouchedSession& s = sessions_.emplace(id, std::move(t)).first->second;
+  if (auto early = early_facts_.find(id); early != early_facts_.end()) {
+    for (const auto& f : early->second) apply_fact(s, f);
+    early_facts_.erase(early);
+  }
+  return s;
+}
+
+std::string IngestBatch::resolve_session(const SourceFile& file, FileState& state, const LineRecords& rec) {
+  if (file.kind != SourceKind::ClaudeRootAgent) return file.session_id;
+  // Root agent files belong to the session their lines name; the first one decides.
+  if (state.session_id.empty() && !rec.session_id_field.empty()) state.session_id = rec.session_id_field;
+  // A bounded id: remember it as written for the session record (touch_session).
+  if (!rec.session_id_full.empty() && rec.session_id_field == state.session_id)
+    full_ids_.emplace(state.session_id, rec.session_id_full);
+  return state.session_id;
+}
+
+void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec, uint64_t line_offset) {
+  std::string sid = resolve_session(file, state, rec);
+  if (sid.empty()) return;
+  pending_bytes_ += approx_bytes(rec);
+  ++pending_lines_;
+  if (rec.is_message) add_message(file, sid, rec.message, line_offset);
+  for (auto& f : rec.facts) add_fact(file, sid, f, line_offset);
+}
+
+void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset) {
+  std::string uuid_key = pair_key(m.uuid, sid);
+  // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
+  std::string existing_key;
+  if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end())
+    existing_key = messages_[it->second].rec.key;
+  else if (auto key = reader().get(store_.db().msg_uuid, uuid_key))
+    existing_key = std::string(*key);
+  if (!existing_key.empty()) {
+    ++counters_.duplicates;
+    record_tool_calls(sid, m, existing_key, timestamp_of_message_key(existing_key), touch_session(sid, file).rec,
+                      nullptr);
+    return;
+  }
+  TouchedSession& ts = touch_session(sid, file);
+  SessionRec& s = ts.rec;
+  if (file.kind == SourceKind::ClaudeMain) {
+    s.has_main = true;
+    s.jsonl_path = file.path;
+    s.source_deleted = false;
+  } else if (s.jsonl_path.empty()) {
+    s.jsonl_path = file.path;  // orphan session: its subagent file stands in for the transcript
+  }
+
+  PendingMessage pm;
+  MessageRec& r = pm.rec;
+  r.uuid = m.uuid;
+  r.session_id = sid;
+  r.type = m.type;
+  r.parent_uuid = m.parent_uuid;
+  r.logical_parent_uuid = m.logical_parent_uuid;
+  r.timestamp_ms = m.timestamp_ms;
+  r.role = m.role;
+  r.content_type = m.content_type;
+  r.is_meta = m.is_meta;
+  r.is_sidechain = m.is_sidechain || is_agent_file(file.kind);
+  r.model = m.model;
+  r.agent_id = m.agent_id.empty() ? file.agent_id : m.agent_id;
+  r.cwd = m.cwd;
+  r.git_branch = m.git_branch;
+  r.skill = m.skill;
+  r.api_message_id = m.api_message_id;
+  r.key = message_key(sid, m.timestamp_ms, file_tag(file.path), line_offset);
+
+  // Streamed chunks share one API message and its usage: count it once per session.
+  if (m.usage.any()) {
+    std::string uk = m.api_message_id.empty() ? std::string() : pair_key(sid, m.api_message_id);
+    if (uk.empty() || (!usage_seen_.count(uk) && !stored(store_.db().usage_seen, uk))) {
+      if (!uk.empty()) usage_seen_.insert(uk);
+      r.usage = m.usage;
+      s.tokens.add(m.usage);
+    }
+  }
+
+  ++s.message_count;
+  if (m.timestamp_ms > 0) {
+    if (s.started_at == 0 || m.timestamp_ms < s.started_at) s.started_at = m.timestamp_ms;
+    if (m.timestamp_ms > s.ended_at) s.ended_at = m.timestamp_ms;
+  }
+  if (!is_agent_file(file.kind) || !s.has_main) {
+    if (!m.git_branch.empty()) s.git_branch = m.git_branch;
+    if (!m.version.empty()) s.version = m.version;
+    if (!m.cwd.empty()) {
+      if (s.project_path.empty()) s.project_path = m.cwd;
+      s.cwd = m.cwd;
+    }
+  }
+  if (!m.model.empty() && m.model != "<synthetic>" &&
+      std::find(s.models.begin(), s.models.end(), m.model) == s.models.end())
+    s.models.push_back(m.model);
+  if (s.first_prompt.empty() && r.role == Role::User && r.content_type == ContentType::Text && !r.is_meta &&
+      !r.is_sidechain && m.prompt_offset < m.text.size() &&
+      m.text.find_first_not_of(" \t\r\n", m.prompt_offset) != std::string::npos)
+    s.first_prompt = m.text.substr(m.prompt_offset, 2000);
+
+  record_tool_calls(sid, m, r.key, r.timestamp_ms, s, &pm);
+  for (auto& res : m.tool_results) {
+    // The result carries its call's tool name, so --tool and tool: find outputs too.
+    std::string tk = pair_key(sid, res.tool_use_id);
+    if (auto it = tool_names_.find(tk); it != tool_names_.end()) {
+      pm.tool_names.push_back(it->second);
+    } else if (auto v = reader().get(store_.db().tool_calls, tk)) {
+      if (auto tc = ToolCallRec::decode(*v)) pm.tool_names.push_back(tc->name);
+    }
+    r.tool_call_ids.push_back(res.tool_use_id);
+    ToolResultRec tr;
+    tr.tool_use_id = std::move(res.tool_use_id);
+    tr.session_id = sid;
+    tr.message_key = r.key;
+    tr.file_path = std::move(res.file_path);
+    tr.is_error = res.is_error;
+    if (!m.workflow_run_id.empty()) {
+      WorkflowRec& wf = touch_workflow(sid, m.workflow_run_id);
+      wf.parent_tool_use_id = tr.tool_use_id;
+      if (wf.task_id.empty()) wf.task_id = m.workflow_task_id;
+      if (wf.status.empty()) wf.status = m.workflow_status;
+    }
+    if (!m.spawned_agent_id.empty()) {
+      SubagentRec& sa = touch_subagent(sid, m.spawned_agent_id, nullptr);
+      sa.parent_tool_use_id = tr.tool_use_id;
+      sa.duration_ms = m.spawned_duration_ms;
+      sa.total_tokens = m.spawned_total_tokens;
+    }
+    tool_results_.push_back(std::move(tr));
+  }
+  if (file.kind == SourceKind::ClaudeWorkflowAgent && !file.workflow_run.empty()) {
+    WorkflowAgentRec& wa = touch_workflow_agent(sid, file.workflow_run, file.agent_id);
+    ++wa.message_count;
+    if (wa.transcript_path.empty()) {
+      wa.transcript_path = file.path;
+      if (auto meta = read_subagent_meta(subagent_meta_path(file.path))) {
+        wa.agent_type = meta->agent_type;
+        wa.description = meta->description;
+      }
+    }
+  }
+  if (is_agent_file(file.kind) && !file.agent_id.empty()) {
+    SubagentRec& sa = touch_subagent(sid, file.agent_id, &file);
+    ++sa.message_count;
+    if (m.timestamp_ms > 0) {
+      if (sa.first_ts == 0 || m.timestamp_ms < sa.first_ts) sa.first_ts = m.timestamp_ms;
+      sa.last_ts = std::max(sa.last_ts, m.timestamp_ms);
+    }
+  }
+
+  // A title summary written earlier (or in another file of the project) may end at this message.
+  std::string_view summary;
+  std::string from_store;
+  const std::string leaf_key = pair_key(m.uuid, s.project);
+  if (auto it = leaf_summaries_.find(leaf_key); it != leaf_summaries_.end()) {
+    summary = it->second;
+  } else if (auto v = reader().get(store_.db().leaf_summary, leaf_key)) {
+    from_store = std::string(*v);
+    summary = from_store;
+  }
+  if (!summary.empty()) apply_summary(s, summary);
+
+  pm.text = std::move(m.text);
+  message_by_uuid_.emplace(uuid_key, messages_.size());
+  sessions_by_uuid_[m.uuid].push_back(sid);
+  messages_.push_back(std::move(pm));
+  ++counters_.messages;
+}
+
+void IngestBatch::record_tool_calls(const std::string& sid, Message& m, const std::string& message_key,
+                                    int64_t ts, SessionRec& s, PendingMessage* pm) {
+  for (auto& call : m.tool_calls) {
+    std::string tk = pair_key(sid, call.id);
+    if (pm) {
+      pm->tool_names.push_back(call.name);
+      pm->rec.tool_call_ids.push_back(call.id);
+    }
+    if (call.id.empty() || tool_call_ids_.count(tk) || stored(store_.db().tool_calls, tk)) continue;
+    tool_call_ids_.insert(tk);
+    tool_names_[tk] = call.name;
+    ToolCallRec tc;
+    tc.id = call.id;
+    tc.session_id = sid;
+    tc.message_key = message_key;
+    tc.name = std::move(call.name);
+    tc.input_json = std::move(call.input_json);
+    tc.file_path = std::move(call.file_path);
+    tc.timestamp_ms = ts;
+    tool_calls_.push_back(std::move(tc));
+    ++s.tool_call_count;
+    ++counters_.tool_calls;
+  }
+}
+
+SubagentRec& IngestBatch::touch_subagent(const std::string& sid, const std::string& agent_id, const SourceFile* file) {
+  std::string key = pair_key(sid, agent_id);
+  bool is_new = false;
+  bool first_touch = !subagents_.count(key);
+  SubagentRec& rec = touch_record(subagents_, store_.db().subagents, key, &is_new);
+  if (first_touch) subagent_is_new_[key] = is_new;
+  rec.agent_id = agent_id;
+  rec.session_id = sid;
+  if (file && rec.transcript_path.empty()) {
+    rec.transcript_path = file->path;
+    if (auto meta = read_subagent_meta(subagent_meta_path(file->path))) {
+      rec.agent_type = meta->agent_type;
+      rec.description = meta->description;
+      if (rec.parent_tool_use_id.empty()) rec.parent_tool_use_id = meta->tool_use_id;
+    }
+  }
+  return rec;
+}
+
+// The batch's copy of a record: loaded from LMDB on first touch, else a new one.
+template <typename Rec>
+Rec& IngestBatch::touch_record(std::map<std::string, Rec>& batch, MDB_dbi dbi, const std::string& key, bool* is_new) {
+  auto it = batch.find(key);
+  if (it != batch.end()) return it->second;
+  Rec rec;
+  bool fresh = true;
+  if (auto v = reader().get(dbi, key)) {
+    if (auto old = Rec::decode(*v)) {
+      rec = std::move(*old);
+      fresh = false;
+    }
+  }
+  if (is_new) *is_new = fresh;
+  return batch.emplace(key, std::move(rec)).first->second;
+}
+
+WorkflowRec& IngestBatch::touch_workflow(const std::string& sid, const std::string& run_id) {
+  WorkflowRec& rec = touch_record(workflows_, store_.db().workflows, pair_key(sid, run_id));
+  rec.run_id = run_id;
+  rec.session_id = sid;
+  return rec;
+}
+
+WorkflowAgentRec& IngestBatch::touch_workflow_agent(const std::string& sid, const std::string& run_id,
+                                                    const std::string& agent_id) {
+  WorkflowAgentRec& rec = touch_record(workflow_agents_, store_.db().workflow_agents, pair_key(run_id, agent_id));
+  rec.run_id = run_id;
+  rec.agent_id = agent_id;
+  rec.session_id = sid;
+  return rec;
+}
+
+void IngestBatch::add_workflow(const SourceFile& file, const WorkflowRun& run) {
+  WorkflowRec& wf = touch_workflow(file.session_id, run.run_id);
+  wf.path = file.path;
+  wf.task_id = run.task_id.empty() ? wf.task_id : run.task_id;
+  wf.name = run.name;
+  wf.status = run.status.empty() ? wf.status : run.status;
+  wf.script = run.script;
+  wf.result_json = run.result_json;
+  wf.timestamp_ms = run.timestamp_ms;
+  wf.duration_ms = run.duration_ms;
+  wf.total_tokens = run.total_tokens;
+  wf.agent_count = run.agents.size();
+  for (const auto& a : run.agents) {
+    WorkflowAgentRec& wa = touch_workflow_agent(file.session_id, run.run_id, a.agent_id);
+    wa.phase = a.phase;
+    wa.label = a.label;
+    wa.model = a.model;
+    wa.state = a.state;
+    wa.duration_ms = a.duration_ms;
+    wa.tokens = a.tokens;
+    wa.tool_calls = a.tool_calls;
+  }
+}
+
+void IngestBatch::apply_fact(TouchedSession& ts, const SessionFact& f) {
+  SessionRec& s = ts.rec;
+  switch (f.kind) {
+    case SessionFact::Kind::CustomTitle: s.custom_title = f.text; break;
+    case SessionFact::Kind::AiTitle: s.ai_title = f.text; break;
+    case SessionFact::Kind::LastPrompt: s.last_prompt = f.text; break;
+    case SessionFact::Kind::AwaySummary: s.away_summary = f.text; break;
+    case SessionFact::Kind::TurnDuration: turn_durations_.emplace_back(s.id, f.ref_uuid, f.value); break;
+    case SessionFact::Kind::Summary: break;  // resolved through its leaf uuid
+  }
+}
+
+void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, SessionFact& f, uint64_t line_offset) {
+  if (f.kind == SessionFact::Kind::Summary) {
+    resolve_summary_leaf(f.ref_uuid, file.project, f.text, file, line_offset);
+    return;
+  }
+  // Titles in subagent files describe the subagent, not the session.
+  if (is_agent_file(file.kind) && f.kind != SessionFact::Kind::TurnDuration) return;
+  if (TouchedSession* s = find_session(sid)) {
+    apply_fact(*s, f);
+  } else {
+    // The session's first message may come later in the file. A title-like fact replaces an earlier
+    // one of its kind (the last one wins anyway), so facts without messages cannot pile up.
+    auto& early = early_facts_[sid];
+    auto same = std::find_if(early.begin(), early.end(), [&](const SessionFact& e) {
+      return e.kind == f.kind && f.kind != SessionFact::Kind::TurnDuration;
+    });
+    if (same != early.end())
+      *same = std::move(f);
+    else
+      early.push_back(std::move(f));
+  }
+}
+
+// A leaf summary value: project \0 rank(12 bytes: file tag, line offset) text. Of several summaries
+// for one session, the one written last (highest rank) titles it, whatever order files are read in.
+void IngestBatch::apply_summary(SessionRec& s, std::string_view value) {
+  size_t z = value.find('\0');
+  if (z == std::string_view::npos || value.size() < z + 13 || value.substr(0, z) != s.project) return;
+  std::string_view rank = value.substr(z + 1, 12);
+  if (!s.summary_rank.empty() && rank < std::string_view(s.summary_rank)) return;
+  s.summary_rank = std::string(rank);
+  s.summary_title = std::string(value.substr(z + 13));
+}
+
+void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::string& project, const std::string& text,
+                                       const SourceFile& file, uint64_t line_offset) {
+  if (leaf.empty() || text.empty()) return;
+  std::string value = project;
+  value.push_back('\0');
+  put_be32(value, file_tag(file.path));
+  put_be64(value, line_offset);
+  value.append(text);
+  std::string_view rank = std::string_view(value).substr(project.size() + 1, 12);
+  auto keep_existing = [&](std::string_view old) {
+    size_t z = old.find('\0');
+    return z != std::string_view::npos && old.size() >= z + 13 && old.substr(z + 1, 12) > rank;
+  };
+  // Per (leaf, project): a copied project repeats the uuids, and each copy keeps its own titles.
+  const std::string leaf_key = pair_key(leaf, project);
+  if (auto it = leaf_summaries_.find(leaf_key); it != leaf_summaries_.end()) {
+    if (keep_existing(it->second)) return;
+  } else if (auto v = reader().get(store_.db().leaf_summary, leaf_key); v && keep_existing(*v)) {
+    return;
+  }
+  leaf_summaries_[leaf_key] = value;
+  std::vector<std::string> sids;
+  if (auto it = sessions_by_uuid_.find(leaf); it != sessions_by_uuid_.end()) sids = it->second;
+  {
+    LmdbCursor cur(reader(), store_.db().msg_uuid);
+    std::string pfx = bounded_id(leaf) + '\0';
+    for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next())
+      sids.emplace_back(cur.key().substr(pfx.size()));
+  }
+  for (const auto& sid : sids)
+    if (TouchedSession* s = find_session(sid)) apply_summary(s->rec, value);
+}
+
+void IngestBatch::set_file_state(const FileState& state) { file_states_[state.path] = state; }
+
+void IngestBatch::mark_source_deleted(const std::string& session_id, const std::string& path) {
+  deleted_sources_.emplace_back(session_id, path);
+}
+
+}  // namespace osearch

@@ -1,0 +1,220 @@
+// Flushing an IngestBatch: shards and text log in parallel, then LMDB in two steps (see flush()).
+#include <chrono>
+#include <set>
+
+#include "engine/store/codec.h"
+#include "engine/index/ingest_batch.h"
+#include "engine/store/trace.h"
+
+namespace osearch {
+namespace {
+
+std::string sess_time_key(int64_t ended_at, std::string_view sid) {
+  std::string k;
+  put_be64(k, sortable_i64(ended_at));
+  k.append(sid);
+  return k;
+}
+
+// Above this much text a batch is split over two shard writers.
+constexpr size_t kParallelShardBytes = 4u << 20;
+
+}  // namespace
+
+// A batch is committed to LMDB in two steps so that the next batch can be read while its shards
+// are written:
+//   A. right after the text log is synced: the batch's records, plus the list of its sessions as
+//      "in flight" (meta kInFlight). The next batch's lookups see them from here on.
+//   B. once its shards are committed and fsynced: the file offsets and the shard list, and the
+//      in-flight list is cleared. Only now do the lines count as indexed.
+// A crash between A and B leaves records whose documents never reached a listed shard; the next
+// run drops those sessions (their epoch goes up) and reads their files again.
+void IngestBatch::flush() {
+  finish_in_flight();
+  if (empty()) {
+    pending_bytes_ = pending_lines_ = 0;
+    return;
+  }
+  PhaseTimer timer("flush");
+  auto flight = std::make_unique<InFlight>();
+  // 1. Xapian. New messages go to fresh shard databases (in parallel for big batches): a fresh
+  // database takes documents several times faster than a large one, and a shard only becomes part
+  // of the index in step B, so a crash never leaves documents LMDB does not know about. Every
+  // message here is a new (session, uuid) pair, so no shard repeats another. Title documents are
+  // replaced in place in the titles database.
+  flight->docs.reserve(messages_.size());
+  for (const auto& pm : messages_)
+    flight->docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names,
+                            xapian_.epoch_of(pm.rec.session_id)});
+  if (!flight->docs.empty())
+    flight->shards = xapian_.start_shards(flight->docs, pending_bytes_ >= kParallelShardBytes ? 2 : 1);
+  // 2. The text log, while the shards are written: durable before step A points into it.
+  for (auto& pm : messages_) {
+    uint8_t flags = entry_flags(pm.rec.hidden_by_default(), static_cast<unsigned>(pm.rec.role),
+                                static_cast<unsigned>(pm.rec.content_type));
+    pm.rec.text_offset = log_.append(pm.rec.key, flags, pm.text);  // shard threads never read these two
+    pm.rec.text_len = pm.text.size();
+  }
+  log_.sync();
+  timer.mark("text log");
+  bool titles_changed = false;
+  for (auto& [id, ts] : sessions_) {
+    if (ts.rec.message_count == 0) continue;
+    if (ts.rec.title() != ts.committed_title || !ts.exists_in_store) {
+      xapian_.set_session_title(ts.rec);
+      titles_changed = true;
+    }
+  }
+  if (titles_changed) xapian_.commit();
+  // 3. Step A (or everything at once when there is no shard to wait for).
+  reader_.reset();
+  {
+    LmdbTxn txn(store_.env(), false);
+    write_lmdb(txn);
+    if (flight->shards) {
+      std::set<std::string> sids;
+      for (const auto& [id, ts] : sessions_) sids.insert(id);
+      for (const auto& pm : messages_) sids.insert(pm.rec.session_id);
+      std::string list;
+      for (const auto& sid : sids) list += sid + '\n';
+      txn.put(store_.db().meta, meta_key::kInFlight, list);
+    } else {
+      write_file_states(txn, file_states_);
+    }
+    txn.commit();
+  }
+  store_.env().release_resident_pages();
+  timer.mark("lmdb records");
+  if (flight->shards) {
+    // The shard threads still read these: they move (node and buffer addresses stay put).
+    flight->messages = std::move(messages_);
+    flight->sessions = std::move(sessions_);
+    flight->file_states = std::move(file_states_);
+    in_flight_ = std::move(flight);
+  }
+
+  sessions_.clear();
+  messages_.clear();
+  tool_calls_.clear();
+  tool_results_.clear();
+  message_by_uuid_.clear();
+  sessions_by_uuid_.clear();
+  tool_call_ids_.clear();
+  tool_names_.clear();
+  usage_seen_.clear();
+  leaf_summaries_.clear();
+  turn_durations_.clear();
+  subagents_.clear();
+  subagent_is_new_.clear();
+  workflows_.clear();
+  workflow_agents_.clear();
+  file_states_.clear();
+  deleted_sources_.clear();
+  pending_bytes_ = 0;
+  pending_lines_ = 0;
+  // early_facts_ survive: their session may still appear in a later batch of the same run.
+}
+
+// Step B for the batch in flight: wait for its shards, then make them and its file offsets part of
+// the index in one transaction.
+void IngestBatch::finish_in_flight() {
+  if (!in_flight_) return;
+  PhaseTimer timer("flush");
+  in_flight_->shards->wait();
+  timer.mark("xapian");
+  XapianLayout next = layout_;
+  for (const auto& name : in_flight_->shards->names()) next.shards.push_back(name);
+  reader_.reset();
+  LmdbTxn txn(store_.env(), false);
+  write_file_states(txn, in_flight_->file_states);
+  const Dbis& db = store_.db();
+  Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next.generation);
+  txn.put(db.meta, meta_key::kXapianShards, next.encode_shards());
+  txn.del(db.meta, meta_key::kInFlight);
+  txn.commit();
+  layout_ = std::move(next);
+  in_flight_.reset();
+  timer.mark("lmdb offsets");
+}
+
+void IngestBatch::finish() {
+  flush();
+  finish_in_flight();
+}
+
+void IngestBatch::write_file_states(LmdbTxn& txn, const std::map<std::string, FileState>& states) {
+  const Dbis& db = store_.db();
+  for (const auto& [path, st] : states) {
+    txn.put(db.files, file_key(path), st.encode());
+    // Every file that fed a session is named here: drops and --full's archive check find them.
+    // The value is the path (the key holds a bounded form of it).
+    if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), path);
+  }
+}
+
+void IngestBatch::write_lmdb(LmdbTxn& txn) {
+  const Dbis& db = store_.db();
+
+  // Turn durations land on their message, in this batch or already stored.
+  for (const auto& [sid, uuid, ms] : turn_durations_) {
+    std::string uk = pair_key(uuid, sid);
+    if (auto it = message_by_uuid_.find(uk); it != message_by_uuid_.end()) {
+      messages_[it->second].rec.turn_duration_ms = ms;
+    } else if (auto key = txn.get(db.msg_uuid, uk)) {
+      std::string k(*key);
+      if (auto v = txn.get(db.messages, k)) {
+        if (auto rec = MessageRec::decode(k, *v)) {
+          rec->turn_duration_ms = ms;
+          txn.put(db.messages, k, rec->encode());
+        }
+      }
+    }
+  }
+  for (const auto& pm : messages_) {
+    txn.put(db.messages, pm.rec.key, pm.rec.encode());
+    txn.put(db.msg_uuid, pair_key(pm.rec.uuid, pm.rec.session_id), pm.rec.key);
+  }
+  for (const auto& tc : tool_calls_) {
+    txn.put(db.tool_calls, pair_key(tc.session_id, tc.id), tc.encode());
+    if (!tc.file_path.empty()) txn.put(db.tc_by_path, pair_key(tc.file_path, pair_key(tc.session_id, tc.id)), "");
+  }
+  for (const auto& tr : tool_results_) txn.put(db.tool_results, pair_key(tr.session_id, tr.tool_use_id), tr.encode());
+  for (const auto& uk : usage_seen_) txn.put(db.usage_seen, uk, "");
+  for (const auto& [leaf, value] : leaf_summaries_) txn.put(db.leaf_summary, leaf, value);
+  for (const auto& [key, rec] : subagents_) {
+    if (subagent_is_new_[key]) {
+      if (auto it = sessions_.find(rec.session_id); it != sessions_.end()) ++it->second.rec.subagent_count;
+    }
+    txn.put(db.subagents, key, rec.encode());
+  }
+  for (const auto& [key, rec] : workflows_) txn.put(db.workflows, key, rec.encode());
+  for (const auto& [key, rec] : workflow_agents_) txn.put(db.workflow_agents, key, rec.encode());
+  for (const auto& [sid, path] : deleted_sources_) {
+    TouchedSession* s = nullptr;
+    if (auto it = sessions_.find(sid); it != sessions_.end()) {
+      s = &it->second;
+    } else if (auto v = txn.get(db.sessions, sid)) {
+      if (auto rec = SessionRec::decode(*v)) {
+        TouchedSession t;
+        t.rec = std::move(*rec);
+        t.committed_ended_at = t.rec.ended_at;
+        t.exists_in_store = true;
+        s = &sessions_.emplace(sid, std::move(t)).first->second;
+      }
+    }
+    if (s && s->rec.jsonl_path == path) s->rec.source_deleted = true;
+  }
+  for (auto& [id, ts] : sessions_) {
+    if (ts.rec.message_count == 0) continue;  // a transcript with no messages is not a session
+    if (ts.exists_in_store) txn.del(db.sess_by_time, sess_time_key(ts.committed_ended_at, id));
+    txn.put(db.sess_by_time, sess_time_key(ts.rec.ended_at, id), "");
+    txn.put(db.sess_by_project, pair_key(ts.rec.project, id), "");
+    txn.put(db.sessions, id, ts.rec.encode());
+  }
+  Store::put_meta_u64(txn, db, meta_key::kTextBytes, log_.bytes());
+  Store::put_meta_u64(txn, db, meta_key::kTextEntries, log_.entries());
+  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
+  Store::put_meta_u64(txn, db, meta_key::kLastIndexedAt, static_cast<uint64_t>(now.count()));
+}
+
+}  // namespace osearch

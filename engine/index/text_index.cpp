@@ -1,0 +1,355 @@
+#include "engine/index/text_index.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <thread>
+
+#include "engine/store/codec.h"
+#include "engine/store/index_damage.h"
+#include "ingest/bounded_id.h"
+#include "engine/store/trace.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace osearch {
+namespace fs = std::filesystem;
+namespace {
+
+// Prose gets positions (phrase search); tool output, thinking and tool input do not: positions cost
+// about a third of indexing throughput and double the index (notes/engine.md §1.3).
+bool wants_positions(const MessageRec& m) {
+  return (m.role == Role::User || m.role == Role::Assistant) && m.content_type == ContentType::Text;
+}
+
+}  // namespace
+
+std::string boolean_term(std::string_view pfx, std::string_view value) {
+  // Xapian refuses terms over ~245 bytes: a long value keeps a readable head and a hash of the
+  // whole (lower-cased, like the head, so a query in any case meets it; ingest/bounded_id.h).
+  return std::string(pfx) + bounded_id(ascii_lower(value), kMaxBooleanTermBytes - pfx.size());
+}
+
+std::string time_value(int64_t ms) {
+  std::string v;
+  put_be64(v, sortable_i64(ms));
+  return v;
+}
+
+std::string epoch_value(uint32_t epoch) {
+  std::string v;
+  put_be32(v, epoch);
+  return v;
+}
+
+bool is_live(const Xapian::Document& doc, const SessionEpochs& epochs) {
+  if (epochs.empty()) return true;
+  auto it = epochs.find(doc.get_value(kSlotSession));
+  if (it == epochs.end() || doc.get_value(kSlotKey).empty()) return true;
+  std::string v = doc.get_value(kSlotEpoch);
+  uint32_t epoch = v.size() == 4 ? get_be32(v) : 0;
+  return epoch == it->second;
+}
+
+std::string DocBuilder::title_unique_term(std::string_view session_id) {
+  return boolean_term(prefix::kUnique, "title/" + std::string(session_id));
+}
+
+void DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bool positions) {
+  // Xapian takes terms as std::string: one reused buffer instead of a temporary (and, past 15
+  // bytes, an allocation) per call.
+  std::string& t = term_buf_;
+  if (positions) {
+    tokenizer_.run(text, [&](std::string_view term, uint32_t pos, TermKind kind) {
+      t.assign(term);
+      if (is_positional(kind))
+        doc.add_posting(t, pos + 1);
+      else
+        doc.add_term(t);
+    });
+    return;
+  }
+  // Without positions, count wdf here: one add_term per distinct term instead of one per
+  // occurrence (Xapian's per-document term map is the expensive part).
+  counter_.clear();
+  tokenizer_.run(text, [&](std::string_view term, uint32_t, TermKind) { counter_.add(term); });
+  counter_.for_each([&](std::string_view term, uint32_t n) {
+    t.assign(term);
+    doc.add_term(t, n);
+  });
+}
+
+Xapian::Document DocBuilder::message(const MessageDoc& d) {
+  const MessageRec& m = *d.rec;
+  const SessionRec& s = *d.session;
+  Xapian::Document doc;
+  const bool positions = wants_positions(m);
+  std::string_view text = d.text;
+  if (m.content_type == ContentType::ToolResult) text = blank_line_number_gutters(text, gutter_scratch_);
+  index_text(doc, text, positions);
+  if (!positions) doc.add_boolean_term(std::string(prefix::kNoPositions));
+  // Tool call ids (the call's, or the one a result answers) are searchable verbatim.
+  for (const auto& id : m.tool_call_ids)
+    if (!id.empty() && id.size() <= kMaxWordBytes) doc.add_term(ascii_lower(id));
+  doc.add_boolean_term(boolean_term(prefix::kSession, m.session_id));
+  doc.add_boolean_term(boolean_term(prefix::kProject, s.project));
+  doc.add_boolean_term(boolean_term(prefix::kAgent, s.agent));
+  doc.add_boolean_term(boolean_term(prefix::kRole, role_name(m.role)));
+  doc.add_boolean_term(boolean_term(prefix::kType, content_type_name(m.content_type)));
+  if (!m.model.empty()) doc.add_boolean_term(boolean_term(prefix::kModel, m.model));
+  if (!m.git_branch.empty()) doc.add_boolean_term(boolean_term(prefix::kBranch, m.git_branch));
+  for (const auto& name : *d.tool_names) doc.add_boolean_term(boolean_term(prefix::kTool, name));
+  if (m.hidden_by_default()) doc.add_boolean_term(std::string(prefix::kHidden));
+  doc.add_value(kSlotTime, time_value(m.timestamp_ms));
+  doc.add_value(kSlotSession, m.session_id);
+  doc.add_value(kSlotKey, m.key);
+  if (d.epoch) doc.add_value(kSlotEpoch, epoch_value(d.epoch));
+  return doc;
+}
+
+Xapian::Document DocBuilder::title(const SessionRec& s) {
+  Xapian::Document doc;
+  index_text(doc, s.title(), true);
+  doc.add_boolean_term(title_unique_term(s.id));
+  doc.add_boolean_term(std::string(prefix::kTitleDoc));
+  doc.add_boolean_term(boolean_term(prefix::kSession, s.id));
+  doc.add_boolean_term(boolean_term(prefix::kProject, s.project));
+  doc.add_boolean_term(boolean_term(prefix::kAgent, s.agent));
+  doc.add_boolean_term(boolean_term(prefix::kType, "summary"));
+  doc.add_value(kSlotTime, time_value(s.ended_at));
+  doc.add_value(kSlotSession, s.id);
+  doc.add_value(kSlotKey, "");
+  return doc;
+}
+
+std::string XapianLayout::main_dir(const std::string& index_dir) const {
+  return index_dir + "/xapian-" + std::to_string(generation);
+}
+
+std::string XapianLayout::part_dir(const std::string& index_dir) const {
+  return index_dir + "/part-" + std::to_string(generation);
+}
+
+std::string XapianLayout::encode_shards() const {
+  std::string out;
+  for (const auto& s : shards) out += s + "\n";
+  return out;
+}
+
+std::vector<std::string> XapianLayout::decode_shards(std::string_view s) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < s.size()) {
+    size_t nl = s.find('\n', pos);
+    if (nl == std::string_view::npos) nl = s.size();
+    if (nl > pos) out.emplace_back(s.substr(pos, nl - pos));
+    pos = nl + 1;
+  }
+  return out;
+}
+
+namespace {
+// Opens one listed database; a link, a missing directory or one Xapian cannot open is damage.
+Xapian::Database open_listed(const std::string& index_dir, const std::string& name) {
+  const std::string dir = index_dir + "/" + name;
+  refuse_symlink(dir, name);
+  if (!fs::exists(dir + "/iamglass")) throw IndexDamaged(name, "missing (the index lists it)");
+  try {
+    return Xapian::Database(dir);
+  } catch (const Xapian::DatabaseError& e) {  // opening, corrupt, version errors
+    throw IndexDamaged(name, "cannot be opened: " + e.get_description());
+  }
+}
+}  // namespace
+
+IndexDatabases open_index_databases(const std::string& index_dir, const XapianLayout& layout) {
+  IndexDatabases out;
+  const std::string main_name = fs::path(layout.main_dir(index_dir)).filename().string();
+  refuse_symlink(layout.main_dir(index_dir), main_name);
+  // The main database of a generation exists once a compaction made it; a compaction also lists
+  // its second half (part-<gen>), so a listed part without its main is a deleted main. Without a
+  // part, the reader's document count check (reader.cpp) finds a deleted main.
+  bool has_part = std::any_of(layout.shards.begin(), layout.shards.end(), [](const auto& s) { return XapianLayout::is_part(s); });
+  if (has_part || fs::exists(layout.main_dir(index_dir))) out.all.add_database(open_listed(index_dir, main_name));
+  for (const auto& s : layout.shards) out.all.add_database(open_listed(index_dir, s));
+  out.message_docs = out.all.get_doccount();
+  // The legacy titles/ is created with the first title; a rebuild's titles-<k> always exists.
+  const std::string titles = layout.titles_dir(index_dir);
+  const std::string titles_name = fs::path(titles).filename().string();
+  refuse_symlink(titles, titles_name);
+  if (layout.titles != XapianLayout::kLegacyTitles || fs::exists(titles)) {
+    out.all.add_database(open_listed(index_dir, titles_name));
+    out.titles = true;
+  }
+  return out;
+}
+
+// Transcripts hold secrets: database dirs 0700 and files 0600 whatever the process umask.
+void restrict_permissions(const std::string& dir) {
+  std::error_code ec;
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec))
+      fs::permissions(e.path(), fs::perms::owner_read | fs::perms::owner_write, fs::perm_options::replace, ec);
+}
+
+namespace {
+// A database directory without its revision file was never committed (a crash while it was
+// being created): it holds nothing, and Xapian cannot open it, so start it again.
+std::string fresh_or_existing(const std::string& dir) {
+  if (fs::exists(dir) && !fs::exists(dir + "/iamglass")) fs::remove_all(dir);
+  return dir;
+}
+}  // namespace
+
+TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayout& layout)
+    : index_dir_(index_dir), layout_(layout) {
+  check_layout(index_dir, layout);
+}
+
+void TextIndexWriter::check_layout(const std::string& index_dir, const XapianLayout& layout) {
+  // Compacting or merging without a listed database would drop its documents for good.
+  const std::string main = layout.main_dir(index_dir);
+  refuse_symlink(main, fs::path(main).filename().string());
+  for (const auto& s : layout.shards) {
+    refuse_symlink(index_dir + "/" + s, s);
+    if (!fs::exists(index_dir + "/" + s + "/iamglass")) throw IndexDamaged(s, "missing (the index lists it)");
+    if (XapianLayout::is_part(s) && !fs::exists(main + "/iamglass"))
+      throw IndexDamaged(fs::path(main).filename().string(), "missing (its part " + s + " is listed)");
+  }
+  refuse_symlink(layout.titles_dir(index_dir), layout.titles);
+}
+
+// Opened on first use: a refresh with nothing to write never touches it.
+Xapian::WritableDatabase& TextIndexWriter::titles_db() {
+  if (!open_) {
+    refuse_symlink(layout_.titles_dir(index_dir_), fs::path(layout_.titles_dir(index_dir_)).filename().string());
+    std::string dir = fresh_or_existing(layout_.titles_dir(index_dir_));
+    db_ = Xapian::WritableDatabase(dir, Xapian::DB_CREATE_OR_OPEN | Xapian::DB_RETRY_LOCK);
+    db_.commit();  // writes iamglass for a new database at once
+    restrict_permissions(dir);
+    open_ = true;
+  }
+  return db_;
+}
+
+void TextIndexWriter::set_session_title(const SessionRec& s) {
+  std::string uid = DocBuilder::title_unique_term(s.id);
+  if (s.title().empty()) {
+    titles_db().delete_document(uid);
+    return;
+  }
+  titles_db().replace_document(uid, builder_.title(s));
+}
+
+void TextIndexWriter::delete_session_title(std::string_view session_id) {
+  titles_db().delete_document(DocBuilder::title_unique_term(session_id));
+}
+
+void TextIndexWriter::commit() {
+  if (!open_) return;
+  db_.commit();
+  restrict_permissions(layout_.titles_dir(index_dir_));  // a commit may have created files
+}
+
+std::unique_ptr<ShardWrite> TextIndexWriter::start_shards(std::span<const MessageDoc> docs, unsigned threads) {
+  threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(docs.size())));
+  std::vector<std::string> names;
+  for (unsigned t = 0; t < threads; ++t) {
+    std::string name;
+    do {
+      name = "shard-" + std::to_string(layout_.generation) + "-" + std::to_string(next_shard_++);
+    } while (fs::exists(index_dir_ + "/" + name));
+    names.push_back(name);
+  }
+  return std::make_unique<ShardWrite>(index_dir_, docs, std::move(names));
+}
+
+XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
+  XapianLayout next;
+  next.titles = layout.titles;
+  next.generation = layout.generation + 1;
+  while (fs::exists(next.main_dir(index_dir_)) || fs::exists(next.part_dir(index_dir_))) ++next.generation;
+  // Everything is merged into two databases, in two threads: compaction is single-threaded and
+  // the last step of a cold build, when the other core has nothing to do. The inputs are split
+  // by size (largest first, each to the lighter half).
+  std::vector<std::pair<uint64_t, std::string>> inputs;
+  std::string main = layout.main_dir(index_dir_);
+  if (fs::exists(main + "/iamglass")) inputs.emplace_back(dir_bytes(main), main);
+  for (const auto& s : layout.shards) inputs.emplace_back(dir_bytes(index_dir_ + "/" + s), index_dir_ + "/" + s);
+  std::sort(inputs.rbegin(), inputs.rend());
+  std::vector<std::string> halves[2];
+  uint64_t weight[2] = {0, 0};
+  for (const auto& [bytes, dir] : inputs) {
+    int h = weight[1] < weight[0] ? 1 : 0;
+    halves[h].push_back(dir);
+    weight[h] += bytes + 1;
+  }
+  const std::string outputs[2] = {next.main_dir(index_dir_), next.part_dir(index_dir_)};
+  std::exception_ptr errors[2];
+  auto merge = [&](int h) {
+    try {
+      Xapian::Database db;
+      for (const auto& dir : halves[h]) db.add_database(Xapian::Database(dir));
+      // One pass: merging all inputs at once measured 3x faster than DBCOMPACT_MULTIPASS here.
+      db.compact(outputs[h]);
+      restrict_permissions(outputs[h]);
+    } catch (...) {
+      errors[h] = std::current_exception();
+    }
+  };
+  std::thread second;
+  if (!halves[1].empty()) second = std::thread(merge, 1);
+  if (!halves[0].empty()) merge(0);
+  if (second.joinable()) second.join();
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  if (!halves[1].empty()) next.shards.push_back(fs::path(outputs[1]).filename().string());
+  layout_ = next;
+  return next;
+}
+
+XapianLayout TextIndexWriter::merge_shards(const XapianLayout& layout) {
+  XapianLayout next = layout;
+  std::string name;
+  do {
+    name = "shard-" + std::to_string(layout_.generation) + "-" + std::to_string(next_shard_++);
+  } while (fs::exists(index_dir_ + "/" + name));
+  Xapian::Database shards;
+  next.shards.clear();
+  for (const auto& s : layout.shards) {
+    if (XapianLayout::is_part(s))
+      next.shards.push_back(s);
+    else
+      shards.add_database(Xapian::Database(index_dir_ + "/" + s));
+  }
+  shards.compact(index_dir_ + "/" + name);
+  restrict_permissions(index_dir_ + "/" + name);
+  next.shards.push_back(name);
+  layout_ = next;
+  return next;
+}
+
+uint64_t TextIndexWriter::dir_bytes(const std::string& dir) {
+  uint64_t total = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.is_regular_file(ec)) total += e.file_size(ec);
+  return total;
+}
+
+void TextIndexWriter::remove_unreferenced(const std::string& index_dir, const XapianLayout& layout) {
+  std::error_code ec;
+  std::string keep_main = "xapian-" + std::to_string(layout.generation);
+  for (const auto& e : fs::directory_iterator(index_dir, ec)) {
+    std::string name = e.path().filename().string();
+    const bool is_titles = name == XapianLayout::kLegacyTitles || name.rfind("titles-", 0) == 0;
+    bool is_db = name.rfind("xapian-", 0) == 0 || name.rfind("shard-", 0) == 0 || XapianLayout::is_part(name) || is_titles;
+    if (!is_db || name == keep_main || name == layout.titles) continue;
+    if (std::find(layout.shards.begin(), layout.shards.end(), name) != layout.shards.end()) continue;
+    fs::remove_all(e.path(), ec);
+  }
+}
+
+}  // namespace osearch

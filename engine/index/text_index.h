@@ -1,0 +1,183 @@
+// The Xapian side of the store: one document per message (plus one per session title), its terms
+// from engine/tokenizer, boolean filter terms and value slots. Doc data stays empty: the text lives
+// in the text log and the record in LMDB (value slot kSlotKey holds the LMDB message key).
+//
+// Layout: a main database `xapian-<gen>` plus, during a bulk load, shards `shard-<gen>-<n>` written
+// in parallel into fresh databases (a fresh database indexes several times faster than merging
+// into a large one). LMDB lists the shards that belong to the index; at the end of the run they
+// are compacted with the main database into `xapian-<gen+1>`. Title documents live apart in
+// `titles-<k>/` (`titles/` in older indexes), the one database that is updated in place. Readers
+// open main + listed shards + titles.
+//
+// Message databases have no termlists (DB_NO_TERMLIST: a third faster to build, 40 % smaller), so
+// their documents cannot be deleted. A session whose file is re-read instead gets a new epoch
+// (LMDB `epochs`); its documents carry it in kSlotEpoch and queries drop those of older epochs.
+#pragma once
+
+#include <xapian.h>
+
+#include <atomic>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/store/records_store.h"
+#include "engine/index/term_counter.h"
+#include "engine/index/tokenizer.h"
+
+namespace osearch {
+
+// Boolean term prefixes (Omega convention: Q = unique id, X… = custom).
+namespace prefix {
+inline constexpr std::string_view kUnique = "Q";
+inline constexpr std::string_view kSession = "XS";
+inline constexpr std::string_view kProject = "XP";
+inline constexpr std::string_view kAgent = "XA";
+inline constexpr std::string_view kRole = "XR";
+inline constexpr std::string_view kType = "XT";
+inline constexpr std::string_view kTool = "XK";
+inline constexpr std::string_view kModel = "XM";
+inline constexpr std::string_view kBranch = "XB";
+inline constexpr std::string_view kHidden = "XHIDDEN";  // meta or command: hidden unless --include-meta
+inline constexpr std::string_view kTitleDoc = "XTITLE";
+inline constexpr std::string_view kNoPositions = "XNOPOS";  // indexed without positions (tool I/O, thinking)
+}  // namespace prefix
+
+inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms)
+inline constexpr Xapian::valueno kSlotSession = 1;  // session id: the collapse key
+inline constexpr Xapian::valueno kSlotKey = 2;      // LMDB message key ("" for title docs)
+inline constexpr Xapian::valueno kSlotEpoch = 3;    // session epoch, absent while it is 0
+
+// Session id -> epoch, for the (few) sessions that were ever dropped and re-read.
+using SessionEpochs = std::unordered_map<std::string, uint32_t>;
+std::string epoch_value(uint32_t epoch);
+// Is `doc` a current document? (Title documents always are.)
+bool is_live(const Xapian::Document& doc, const SessionEpochs& epochs);
+
+// A boolean term, lower-cased; bounded to kMaxBooleanTermBytes (Xapian's limit is ~245 bytes) by
+// hashing the tail of a longer value, identically on the index and the query side.
+inline constexpr size_t kMaxBooleanTermBytes = 240;
+std::string boolean_term(std::string_view pfx, std::string_view value);
+std::string time_value(int64_t ms);
+
+// What a message document is made of.
+struct MessageDoc {
+  const MessageRec* rec;
+  std::string_view text;
+  const SessionRec* session;
+  const std::vector<std::string>* tool_names;
+  uint32_t epoch = 0;
+};
+
+// Builds documents; one per thread (it reuses buffers).
+class DocBuilder {
+ public:
+  Xapian::Document message(const MessageDoc& m);
+  Xapian::Document title(const SessionRec& s);
+  static std::string title_unique_term(std::string_view session_id);
+
+ private:
+  void index_text(Xapian::Document& doc, std::string_view text, bool positions);
+  Tokenizer tokenizer_;
+  TermCounter counter_;
+  std::string gutter_scratch_, term_buf_;
+};
+
+struct XapianLayout {
+  uint64_t generation = 0;
+  // Directory names under the index dir: fresh shards (`shard-…`) and the second half of the last
+  // compaction (`part-<gen>`), which counts as main database, not as new data.
+  std::vector<std::string> shards;
+  // The title database's dir name: "titles" in an index built before names came from LMDB meta,
+  // titles-<k> since (a fresh one per `index --full`).
+  std::string titles = kLegacyTitles;
+  static constexpr const char* kLegacyTitles = "titles";
+  std::string main_dir(const std::string& index_dir) const;
+  std::string part_dir(const std::string& index_dir) const;
+  static bool is_part(std::string_view name) { return name.rfind("part-", 0) == 0; }
+  std::string titles_dir(const std::string& index_dir) const { return index_dir + "/" + titles; }
+  std::string encode_shards() const;
+  static std::vector<std::string> decode_shards(std::string_view s);
+};
+
+// Sets a database directory to 0700 and its files to 0600.
+void restrict_permissions(const std::string& dir);
+
+// Main + shards + titles as one read-only database.
+struct IndexDatabases {
+  Xapian::Database all;
+  Xapian::doccount message_docs = 0;  // main + shards: every message document, older epochs' too
+  bool titles = false;                // the titles database exists (legacy titles/ is created with the first title)
+};
+// Throws IndexDamaged naming a listed database that is missing, a link, or cannot be opened (a
+// titles-<k> or shard removed after a newer generation took over included: the reader retries
+// when records.current has moved).
+IndexDatabases open_index_databases(const std::string& index_dir, const XapianLayout& layout);
+
+// Fresh shard databases being written by background threads, one per shard, which share out the
+// documents as they go. `docs` must outlive it; the destructor waits.
+class ShardWrite {
+ public:
+  ShardWrite(std::string index_dir, std::span<const MessageDoc> docs, std::vector<std::string> names);
+  ~ShardWrite();
+  ShardWrite(const ShardWrite&) = delete;
+  ShardWrite& operator=(const ShardWrite&) = delete;
+  const std::vector<std::string>& names() const { return names_; }
+  // Waits until every shard is committed and fsynced; rethrows the first writer's error.
+  void wait();
+
+ private:
+  void write(size_t t);
+  std::string index_dir_;
+  std::span<const MessageDoc> docs_;
+  std::vector<std::string> names_;
+  std::atomic<size_t> next_{0};  // the next document to take
+  std::vector<std::exception_ptr> errors_;
+  std::vector<std::thread> threads_;
+};
+
+class TextIndexWriter {
+ public:
+  // Throws IndexDamaged when a database the layout lists is missing or a link (check_layout).
+  TextIndexWriter(const std::string& index_dir, const XapianLayout& layout);
+  static void check_layout(const std::string& index_dir, const XapianLayout& layout);
+  void set_session_title(const SessionRec& s);
+  void delete_session_title(std::string_view session_id);
+  void commit();  // the titles database (shards commit as they are written)
+
+  // Epochs of sessions that were dropped and re-read: loaded from LMDB when a run starts, bumped
+  // when one is dropped; new documents of such a session carry its epoch.
+  SessionEpochs& epochs() { return epochs_; }
+  uint32_t epoch_of(const std::string& session_id) const {
+    auto it = epochs_.find(session_id);
+    return it == epochs_.end() ? 0 : it->second;
+  }
+
+  // Starts writing `docs` into `threads` fresh shard databases in the background (see ShardWrite).
+  std::unique_ptr<ShardWrite> start_shards(std::span<const MessageDoc> docs, unsigned threads);
+  // Merges main + shards into the next generation's main database and part (in two threads);
+  // returns the new layout.
+  XapianLayout compact(const XapianLayout& layout);
+  // Merges the fresh shards alone into one new shard (main and part untouched); returns the new layout.
+  XapianLayout merge_shards(const XapianLayout& layout);
+  static uint64_t dir_bytes(const std::string& dir);
+  // Removes database directories the layout does not reference (leftovers of crashes and old gens,
+  // title databases included).
+  static void remove_unreferenced(const std::string& index_dir, const XapianLayout& layout);
+
+ private:
+  Xapian::WritableDatabase& titles_db();
+  std::string index_dir_;
+  XapianLayout layout_;
+  Xapian::WritableDatabase db_;
+  bool open_ = false;
+  DocBuilder builder_;
+  SessionEpochs epochs_;
+  uint64_t next_shard_ = 0;
+};
+
+}  // namespace osearch

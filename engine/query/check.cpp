@@ -1,0 +1,386 @@
+#include "engine/query/check.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <xapian.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "engine/store/index_damage.h"
+#include "engine/store/lmdb_check.h"
+#include "engine/store/store.h"
+#include "engine/index/text_index.h"
+#include "engine/index/index_parts.h"
+#include "engine/store/text_log.h"
+
+namespace osearch {
+namespace fs = std::filesystem;
+namespace {
+
+// What the LMDB walk learns, for the checks of the parts LMDB describes.
+struct RecordsFacts {
+  bool read = false;  // the walk finished
+  std::map<std::string, uint64_t> n;  // text_bytes, text_entries, messages, in_flight_messages, …
+  std::vector<std::string> shards;
+  std::string text_log = "text", titles = "titles";  // part names the env gives (engine/index/index_parts.h)
+  std::vector<std::string> problems;
+  uint64_t get(const std::string& k) const {
+    auto it = n.find(k);
+    return it == n.end() ? 0 : it->second;
+  }
+};
+
+// --- the child: walks every named database and writes what it found, one line each ------------
+//   F <name> <value>   a fact     S <name>   a listed shard     P <text>   a problem
+//   T <name>           the text log's name     L <name>   the titles database's name
+
+struct NamedDb {
+  const char* name;
+  MDB_dbi dbi;
+};
+
+std::string walk_records(const std::string& dir) {
+  std::string out;
+  Store store(dir, Store::Mode::Read);
+  const Dbis& db = store.db();
+  LmdbTxn txn(store.env(), true);
+  const uint64_t text_bytes = Store::meta_u64(txn, db, meta_key::kTextBytes);
+  auto fact = [&](const char* k, uint64_t v) { out += "F " + std::string(k) + " " + std::to_string(v) + "\n"; };
+  fact("text_bytes", text_bytes);
+  fact("text_entries", Store::meta_u64(txn, db, meta_key::kTextEntries));
+  fact("generation", Store::meta_u64(txn, db, meta_key::kXapianGeneration));
+  if (auto v = txn.get(db.meta, meta_key::kXapianShards))
+    for (const auto& s : XapianLayout::decode_shards(*v)) out += "S " + s + "\n";
+  try {
+    const IndexParts parts = read_parts(txn, db);
+    out += "T " + parts.text_log + "\n";
+    out += "L " + parts.layout.titles + "\n";
+  } catch (const std::exception& e) {
+    out += std::string("P ") + e.what() + "\n";
+  }
+  std::set<std::string, std::less<>> in_flight;  // newline-separated session ids, like the shard list
+  if (auto v = txn.get(db.meta, meta_key::kInFlight))
+    for (auto& s : XapianLayout::decode_shards(*v)) in_flight.insert(std::move(s));
+
+  const NamedDb all[] = {{"meta", db.meta}, {"files", db.files}, {"sessions", db.sessions}, {"messages", db.messages},
+                         {"msg_uuid", db.msg_uuid}, {"tool_calls", db.tool_calls}, {"tool_results", db.tool_results},
+                         {"tc_by_path", db.tc_by_path}, {"sess_by_time", db.sess_by_time},
+                         {"sess_by_project", db.sess_by_project}, {"usage_seen", db.usage_seen},
+                         {"leaf_summary", db.leaf_summary}, {"subagents", db.subagents},
+                         {"session_files", db.session_files}, {"workflows", db.workflows},
+                         {"workflow_agents", db.workflow_agents}, {"epochs", db.epochs}, {"memories", db.memories}};
+  uint64_t titled = 0, in_flight_messages = 0, text_outside = 0;
+  for (const auto& [name, dbi] : all) {
+    uint64_t entries = 0, bad = 0;
+    const std::string_view n(name);
+    LmdbCursor cur(txn, dbi);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      ++entries;
+      const std::string_view k = cur.key(), v = cur.value();
+      if (n == "sessions") {
+        auto s = SessionRec::decode(v);
+        if (!s) ++bad;
+        else if (!s->title().empty()) ++titled;
+      } else if (n == "messages") {
+        auto m = MessageRec::decode(k, v);
+        if (!m) {
+          ++bad;
+          continue;
+        }
+        // An entry is at least 9 header bytes around its text, all inside the committed log.
+        if (m->text_offset + 9 + m->text_len > text_bytes) ++text_outside;
+        if (!in_flight.empty() && in_flight.count(k.substr(0, k.find('\0')))) ++in_flight_messages;
+      } else if (n == "files") {
+        bad += !FileState::decode(k, v);
+      } else if (n == "tool_calls") {
+        bad += !ToolCallRec::decode(v);
+      } else if (n == "tool_results") {
+        bad += !ToolResultRec::decode(v);
+      } else if (n == "subagents") {
+        bad += !SubagentRec::decode(v);
+      } else if (n == "epochs") {
+        bad += v.size() != 4;
+      }
+    }
+    if (entries != Store::entries(txn, dbi))
+      out += "P `" + std::string(n) + "` walked " + std::to_string(entries) + " entries, its header says " +
+             std::to_string(Store::entries(txn, dbi)) + "\n";
+    if (bad) out += "P " + std::to_string(bad) + " of " + std::to_string(entries) + " records of `" + std::string(n) + "` do not decode\n";
+    if (n == "messages") fact("messages", entries);
+    if (n == "sessions") fact("sessions", entries);
+  }
+  if (std::string free = freelist_problem(store.env()); !free.empty()) out += "P " + free + "\n";
+  if (text_outside)
+    out += "P " + std::to_string(text_outside) + " messages point past the committed text log (" +
+           std::to_string(text_bytes) + " bytes)\n";
+  fact("titled_sessions", titled);
+  fact("in_flight_messages", in_flight_messages);
+  return out;
+}
+
+void write_all_fd(int fd, std::string_view s) {
+  while (!s.empty()) {
+    ssize_t w = ::write(fd, s.data(), s.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return;
+    s.remove_prefix(static_cast<size_t>(w));
+  }
+}
+
+// Runs walk_records in a child: a page of random bytes may crash LMDB, and that is a finding.
+RecordsFacts read_records(const std::string& dir) {
+  RecordsFacts f;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const pid_t pid = ::fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    ::close(fds[0]);
+    set_damage_reporter(nullptr);  // an LMDB assertion aborts: a signal the parent reports
+    remove_index_fault_guard();    // and so does a SIGBUS
+    int rc = 0;
+    std::string out;
+    try {
+      out = walk_records(dir);
+    } catch (const IndexDamaged& e) {
+      out = "P " + e.problem() + "\n";
+      rc = 1;
+    } catch (const std::exception& e) {
+      out = std::string("P ") + e.what() + "\n";
+      rc = 1;
+    }
+    std::replace(out.begin(), out.end(), '\r', ' ');
+    write_all_fd(fds[1], out);
+    ::_exit(rc);
+  }
+  ::close(fds[1]);
+  std::string text;
+  char buf[65536];
+  for (;;) {
+    ssize_t r = ::read(fds[0], buf, sizeof buf);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) break;
+    text.append(buf, static_cast<size_t>(r));
+  }
+  ::close(fds[0]);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.size() < 2) continue;
+    const std::string rest = line.substr(2);
+    if (line[0] == 'F') {
+      const size_t sp = rest.find(' ');
+      f.n[rest.substr(0, sp)] = std::stoull(rest.substr(sp + 1));
+    } else if (line[0] == 'S') {
+      f.shards.push_back(rest);
+    } else if (line[0] == 'T') {
+      f.text_log = rest;
+    } else if (line[0] == 'L') {
+      f.titles = rest;
+    } else if (line[0] == 'P') {
+      f.problems.push_back(rest);
+    }
+  }
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    f.problems.push_back(std::string("data.mdb is corrupt (reading it crashed with ") +
+                         (sig == SIGBUS ? "SIGBUS" : sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT" : "signal " + std::to_string(sig)) + ")");
+  } else {
+    f.read = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!f.read && f.problems.empty()) f.problems.push_back("reading it failed");
+  }
+  return f;
+}
+
+// --- the parent: files and databases, checked against the facts --------------------------------
+
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+// text.log and text.idx: sizes, then (deep) every entry: ascending, contiguous, parseable, inside.
+void check_text_log(const std::string& dir, const RecordsFacts& f, bool deep, CheckPart& log, CheckPart& idx) {
+  const uint64_t bytes = f.get("text_bytes"), entries = f.get("text_entries");
+  TextLogReader reader;
+  try {
+    reader.open(dir, bytes, entries, f.text_log);
+  } catch (const IndexDamaged& e) {
+    CheckPart& p = e.part() == f.text_log + ".idx" ? idx : log;
+    p.ok = false;
+    p.problem = e.problem();
+    return;
+  }
+  log.detail = std::to_string(bytes) + " committed bytes";
+  idx.detail = std::to_string(entries) + " entries";
+  if (!deep) return;
+  const auto starts = reader.starts();
+  // text.idx on its own: strictly ascending offsets inside the committed log.
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if ((i > 0 && starts[i] <= starts[i - 1]) || starts[i] >= bytes) {
+      idx.ok = false;
+      idx.problem = "entry " + std::to_string(i) + " (byte " + std::to_string(starts[i]) + ") is out of order or past text.log's end";
+      return;
+    }
+  }
+  // Then each text.log entry must end where the next one starts (and the last at the committed size).
+  for (size_t i = 0; i < starts.size(); ++i) {
+    TextEntry e;
+    const uint64_t next = i + 1 < starts.size() ? starts[i + 1] : bytes;
+    if (!reader.entry_at(starts[i], e) || e.text_offset + e.text.size() != next) {
+      log.ok = false;
+      log.problem = "entry " + std::to_string(i) + " (byte " + std::to_string(starts[i]) + ") does not end where the next begins (" +
+                    std::to_string(next) + "): zeroed or overwritten";
+      return;
+    }
+  }
+}
+
+CheckPart check_database(const std::string& dir, const std::string& name, bool deep, Xapian::Database* into,
+                         Xapian::doccount* docs) {
+  CheckPart p{name, true, "", ""};
+  try {
+    const std::string path = dir + "/" + name;
+    refuse_symlink(path, name);
+    if (!fs::exists(path + "/iamglass")) throw IndexDamaged(name, "missing (the index lists it)");
+    Xapian::Database db(path);
+    *docs = db.get_doccount();
+    p.detail = std::to_string(*docs) + " documents";
+    if (deep) {
+      std::ostringstream sink;
+      const size_t errors = Xapian::Database::check(path, Xapian::DBCHECK_SHORT_TREE, &sink);
+      if (errors) throw IndexDamaged(name, std::to_string(errors) + " errors in Xapian's check");
+    }
+    into->add_database(db);
+  } catch (const IndexDamaged& e) {
+    p.ok = false;
+    p.problem = e.problem();
+  } catch (const Xapian::Error& e) {
+    p.ok = false;
+    p.problem = "cannot be opened: " + e.get_description();
+  }
+  return p;
+}
+
+void check_link(const std::string& path, const std::string& part, CheckReport& r) {
+  if (std::string p = symlink_problem(path); !p.empty()) r.parts.push_back({part, false, p, ""});
+}
+
+}  // namespace
+
+std::vector<const CheckPart*> CheckReport::damaged() const {
+  std::vector<const CheckPart*> out;
+  for (const auto& p : parts)
+    if (!p.ok) out.push_back(&p);
+  return out;
+}
+
+CheckReport check_index(const std::string& dir, const CheckOptions& options) {
+  CheckReport r;
+  // records.current, then the LMDB env it names.
+  std::string env_name = "records";
+  CheckPart pointer{"records.current", true, "", ""};
+  try {
+    env_name = current_records_name(dir);
+    pointer.detail = env_name;
+  } catch (const std::exception& e) {
+    pointer.ok = false;
+    pointer.problem = dynamic_cast<const IndexDamaged*>(&e) ? static_cast<const IndexDamaged&>(e).problem() : e.what();
+  }
+  r.parts.push_back(pointer);
+  const std::string env_dir = dir + "/" + env_name;
+  CheckPart records{"records", true, "", ""};
+  RecordsFacts facts;
+  if (!pointer.ok) {
+    records.ok = false;
+    records.problem = "not checked: records.current does not name it";
+  } else if (std::string link = symlink_problem(env_dir) + symlink_problem(env_dir + "/data.mdb"); !link.empty()) {
+    records.ok = false;
+    records.problem = env_name + " or its data.mdb " + link;
+  } else if (!fs::exists(env_dir + "/data.mdb")) {
+    const bool other_parts = fs::exists(dir + "/text.log") || fs::exists(dir + "/titles");
+    if (!other_parts) throw StoreMissing("no index at " + dir + " (run `osearch index`)");
+    records.ok = false;
+    records.problem = env_name + "/data.mdb is missing";
+  } else if (std::string meta = lmdb_data_problem(env_dir); !meta.empty()) {
+    records.ok = false;
+    records.problem = meta;
+  } else {
+    facts = read_records(dir);
+    if (!facts.problems.empty()) {
+      records.ok = false;
+      records.problem = facts.problems.front();
+      for (size_t i = 1; i < facts.problems.size(); ++i) records.problem += "; " + facts.problems[i];
+    }
+    records.detail = std::to_string(facts.get("sessions")) + " sessions, " + std::to_string(facts.get("messages")) + " messages";
+  }
+  r.parts.push_back(records);
+  check_link(env_dir + "/lock.mdb", "lock.mdb", r);
+  check_link(dir + "/writer.lock", "writer.lock", r);
+
+  if (facts.read) {
+    CheckPart log{facts.text_log + ".log", true, "", ""}, idx{facts.text_log + ".idx", true, "", ""};
+    check_text_log(dir, facts, options.deep, log, idx);
+    r.parts.push_back(log);
+    r.parts.push_back(idx);
+
+    // Xapian: the main database of the generation (when a compaction made one), the listed
+    // shards and parts, titles.
+    XapianLayout layout;
+    layout.generation = facts.get("generation");
+    layout.shards = facts.shards;
+    layout.titles = facts.titles;
+    const std::string titles_dir = layout.titles_dir(dir);
+    const std::string main = fs::path(layout.main_dir(dir)).filename().string();
+    const bool has_part = std::any_of(layout.shards.begin(), layout.shards.end(), [](const auto& s) { return XapianLayout::is_part(s); });
+    std::vector<std::string> names;
+    if (has_part || fs::exists(dir + "/" + main) || symlink_problem(dir + "/" + main) != "") names.push_back(main);
+    names.insert(names.end(), layout.shards.begin(), layout.shards.end());
+    Xapian::Database messages_db;
+    Xapian::doccount docs = 0;
+    bool all_open = true;
+    for (const auto& name : names) {
+      Xapian::doccount n = 0;
+      r.parts.push_back(check_database(dir, name, options.deep, &messages_db, &n));
+      all_open = all_open && r.parts.back().ok;
+      docs += n;
+    }
+    const uint64_t messages = facts.get("messages"), in_flight = facts.get("in_flight_messages");
+    if (all_open && docs + in_flight < messages)
+      r.parts.push_back({main, false,
+                         "the message databases hold " + std::to_string(docs) + " documents for " + std::to_string(messages) +
+                             " messages (a database is missing)",
+                         ""});
+    const uint64_t titled = facts.get("titled_sessions");
+    const bool titles_required = titled || layout.titles != XapianLayout::kLegacyTitles;
+    if (fs::exists(titles_dir) || !symlink_problem(titles_dir).empty() || titles_required) {
+      Xapian::Database titles_db;
+      Xapian::doccount title_docs = 0;
+      CheckPart t = check_database(dir, layout.titles, options.deep, &titles_db, &title_docs);
+      if (!t.ok && !fs::exists(titles_dir) && symlink_problem(titles_dir).empty())
+        t.problem = "missing (" + std::to_string(titled) + " sessions have titles)";
+      if (t.ok && title_docs < titled) {
+        t.ok = false;
+        t.problem = std::to_string(title_docs) + " title documents for " + std::to_string(titled) + " titled sessions";
+      }
+      r.parts.push_back(t);
+    }
+  }
+  r.ok = r.damaged().empty();
+  return r;
+}
+
+}  // namespace osearch

@@ -1,0 +1,193 @@
+// `content`: exhaustive regex over the decoded text of every message. Hyperscan streams through
+// the whole text log (mmap'd, engine/content_scan); entries with a match are candidates, each then
+// confirmed by a scan of that message alone (so no match spans two messages, and `^`/`$` see the
+// message's own lines) which also gives the first match's start for the snippet.
+//
+// Bounded work: PCRE2 runs under match/depth/heap limits (a pattern that hits one is exit 2,
+// "regex-too-costly": no answer is better than one that silently skips messages), and the whole
+// query under a time budget (the hits found so far, flagged `truncated`).
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+
+#include "engine/query/content_scan.h"
+#include "engine/query/search.h"
+#include "engine/query/snippet.h"
+#include "engine/store/trace.h"
+
+namespace osearch {
+namespace {
+
+struct FirstMatch {
+  bool found = false;
+  uint64_t from = 0, to = 0;
+};
+
+int on_first(unsigned, unsigned long long from, unsigned long long to, unsigned, void* ctx) {
+  auto* m = static_cast<FirstMatch*>(ctx);
+  if (!m->found || from < m->from || (from == m->from && to > m->to)) {
+    m->found = true;
+    m->from = from;
+    m->to = to;
+  }
+  return 0;
+}
+
+int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx) {
+  *static_cast<bool*>(ctx) = true;
+  return 1;  // one match is enough: stop scanning
+}
+
+std::string seconds(std::chrono::milliseconds d) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", static_cast<double>(d.count()) / 1000.0);
+  return buf;
+}
+
+}  // namespace
+
+bool check_content_patterns(const ContentOptions& o) { return ContentPatterns::compile(o).confirm.has_value(); }
+
+QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOptions& o) {
+  QueryResult result;
+  result.action = "content";
+  for (const auto& p : o.patterns) result.query += (result.query.empty() ? "" : " | ") + p;
+  if (o.patterns.empty()) throw BadInput("usage", "content needs a PATTERN (or -e PATTERN)");
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point deadline = Clock::now() + o.time_budget;
+  ContentPatterns patterns = ContentPatterns::compile(o);
+  const hs_database_t* scan_db = patterns.scan.get();
+  hs_scratch_t* scratch = patterns.scratch.get();
+  const std::optional<PcreMatcher>& pcre = patterns.confirm;
+
+  PhaseTimer timer("content");
+  // 1. One pass over the whole log (or over each entry alone), in chunks, until the deadline.
+  const TextLogReader& log = reader.text();
+  Candidates st = scan_log(log, patterns, deadline);
+  if (st.cut)
+    result.truncate("time budget of " + seconds(o.time_budget) + " reached after scanning " +
+                    std::to_string(st.bytes_scanned) + " of " + std::to_string(log.data().size()) +
+                    " bytes of the text log");
+
+  timer.mark("scan");
+  // 2. Confirm candidates, apply filters, aggregate per session. The entry's key gives the session
+  // and time, its flags the kind, so LMDB is read only for filters that need the record, or when
+  // the log holds superseded entries (after a file was re-read), or for the hits finally shown.
+  const bool check_records =
+      f.needs_record() || Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
+  SessionScope scope(reader, f);
+  // Candidates found before a cut scan are still confirmed, for a tenth of the budget more.
+  const Clock::time_point confirm_deadline = st.cut ? Clock::now() + o.time_budget / 10 : deadline;
+  // Does the message really match on its own? Usually a scan up to where the log scan saw the first
+  // match ends settles it; only when that match spanned entries is the whole text scanned.
+  auto matches_alone = [&](std::string_view text, uint64_t text_offset, uint64_t first_end) {
+    if (pcre) return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
+    if (st.exact) return true;  // the entry's own text was scanned exactly
+    bool found = false;
+    if (first_end > text_offset && first_end <= text_offset + text.size()) {
+      hs_scan(scan_db, text.data(), static_cast<unsigned>(first_end - text_offset), 0, scratch, on_any, &found);
+      if (found) return true;
+    }
+    hs_scan(scan_db, text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_any, &found);
+    return found;
+  };
+  struct Group {
+    uint64_t count = 0;
+    std::string_view first_key;  // smallest key = earliest matching message (views into the mmap'd log)
+    int64_t latest_ts = 0;
+  };
+  std::unordered_map<std::string_view, Group> groups;
+  std::vector<std::pair<int64_t, std::string_view>> matched;  // --by message: (time, key)
+  for (size_t i = 0; i < st.starts.size(); ++i) {
+    if (Clock::now() >= confirm_deadline) {
+      result.truncate("time budget of " + seconds(o.time_budget) + " reached after confirming " + std::to_string(i) +
+                      " of " + std::to_string(st.starts.size()) + " candidate messages");
+      break;
+    }
+    const uint64_t start = st.starts[i];
+    TextEntry e;
+    if (!log.entry_at(start, e)) continue;
+    const size_t z = e.key.find('\0');
+    if (z == std::string_view::npos || e.key.size() < z + 9) continue;
+    std::string_view sid = e.key.substr(0, z);
+    if (scope.active() && !scope.allows(std::string(sid))) continue;
+    if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()))) continue;
+    if (check_records) {
+      auto msg = reader.message(e.key);
+      if (!msg || msg->text_offset != start) continue;  // superseded entry
+      std::vector<std::string> tool_names;
+      if (!f.tools.empty())
+        for (const auto& id : msg->tool_call_ids)
+          if (auto v = reader.txn().get(reader.db().tool_calls, pair_key(msg->session_id, id)))
+            if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
+      if (!f.message_matches(*msg, tool_names)) continue;
+    }
+    if (!matches_alone(e.text, e.text_offset, st.first_ends[i])) continue;  // only a match spanning entries
+    const int64_t ts = timestamp_of_message_key(e.key);
+    Group& g = groups[sid];
+    ++g.count;
+    if (g.first_key.empty() || e.key < g.first_key) g.first_key = e.key;
+    g.latest_ts = g.count == 1 ? ts : std::max(g.latest_ts, ts);
+    if (o.by_message) matched.emplace_back(ts, e.key);
+  }
+  timer.mark("confirm");
+
+  // 3. Order (newest first), page, and only then read records and locate snippets.
+  std::map<std::string, std::optional<SessionRec>, std::less<>> sessions;
+  auto session_of = [&](std::string_view sid) -> const std::optional<SessionRec>& {
+    auto it = sessions.find(sid);
+    if (it == sessions.end()) it = sessions.emplace(std::string(sid), reader.session(sid)).first;
+    return it->second;
+  };
+  auto make_hit = [&](std::string_view key, uint64_t count, Hit& hit) {
+    auto msg = reader.message(key);
+    const auto& s = session_of(key.substr(0, key.find('\0')));
+    if (!msg || !s) return false;
+    std::string_view text = reader.message_text(*msg);
+    FirstMatch fm;
+    bool have_start = true;
+    if (pcre) {
+      if (auto m = pcre->first_match(text)) fm = {true, m->first, m->second};
+    } else if (PcreMatcher::Found m; patterns.locate && (m = patterns.locate->find(text)).match) {
+      fm = {true, m.begin, m.end};
+    } else if (patterns.with_start) {
+      hs_scan(patterns.with_start.get(), text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_first, &fm);
+    } else {  // only the end of the first match is known: the snippet centres on it
+      hs_scan(scan_db, text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_first, &fm);
+      have_start = false;
+    }
+    uint64_t from = have_start ? fm.from : fm.to;
+    hit.session = *s;
+    hit.match_count = count;
+    hit.snippet = make_snippet(text, from, fm.to, o.snippet_chars);
+    if (fm.found && fm.to <= text.size() && from <= fm.to)
+      hit.matched_terms.emplace_back(text.substr(from, std::min<uint64_t>(fm.to - from, 200)));
+    hit.message = std::move(*msg);
+    return true;
+  };
+  std::vector<Hit> hits;
+  if (o.by_message) {
+    std::sort(matched.begin(), matched.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    result.total = matched.size();
+    for (size_t i = f.offset; i < matched.size() && hits.size() < f.limit; ++i) {
+      Hit hit;
+      if (make_hit(matched[i].second, 1, hit)) hits.push_back(std::move(hit));
+    }
+  } else {
+    std::vector<std::pair<int64_t, const Group*>> order;
+    order.reserve(groups.size());
+    for (const auto& [sid, g] : groups) order.emplace_back(g.latest_ts, &g);
+    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second->first_key < b.second->first_key;
+    });
+    result.total = order.size();
+    for (size_t i = f.offset; i < order.size() && hits.size() < f.limit; ++i) {
+      Hit hit;
+      if (make_hit(order[i].second->first_key, order[i].second->count, hit)) hits.push_back(std::move(hit));
+    }
+  }
+  result.hits = std::move(hits);
+  return result;
+}
+
+}  // namespace osearch

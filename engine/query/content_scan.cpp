@@ -1,0 +1,262 @@
+#include "engine/query/content_scan.h"
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "engine/query/query.h"
+
+namespace osearch {
+namespace {
+
+std::string escape_literal(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    if (std::string_view("\\^$.|?*+()[]{}/-").find(c) != std::string_view::npos) out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+// The expressions as Hyperscan and PCRE2 both read them: -F escaped, -w wrapped in \b…\b (unless
+// `bare`: the pattern alone, whose matches are a superset of the whole-word ones).
+std::vector<std::string> expressions(const ContentOptions& o, bool bare = false) {
+  std::vector<std::string> exprs;
+  for (const auto& p : o.patterns) {
+    std::string expr = o.fixed ? escape_literal(p) : p;
+    if (o.word && !bare) expr = "\\b(?:" + expr + ")\\b";
+    exprs.push_back(std::move(expr));
+  }
+  return exprs;
+}
+
+enum class Mode { Exact, ExactWithStart, Prefilter };
+
+HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& exprs, Mode mode, std::string* error) {
+  std::vector<unsigned> flags, ids;
+  std::vector<const char*> cexprs;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    unsigned f = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY | HS_FLAG_UTF8 | HS_FLAG_UCP;
+    if (o.ignore_case) f |= HS_FLAG_CASELESS;
+    if (mode == Mode::ExactWithStart) f |= HS_FLAG_SOM_LEFTMOST;
+    if (mode == Mode::Prefilter) f |= HS_FLAG_PREFILTER;
+    flags.push_back(f);
+    ids.push_back(static_cast<unsigned>(i));
+    cexprs.push_back(exprs[i].c_str());
+  }
+  hs_database_t* db = nullptr;
+  hs_compile_error_t* err = nullptr;
+  if (hs_compile_multi(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK,
+                       nullptr, &db, &err) != HS_SUCCESS) {
+    std::string msg = err && err->message ? err->message : "unknown error";
+    int which = err ? err->expression : -1;
+    if (err) hs_free_compile_error(err);
+    if (error) {
+      std::string pat = which >= 0 && static_cast<size_t>(which) < o.patterns.size() ? o.patterns[which] : "";
+      *error = "cannot compile regex '" + pat + "': " + msg;
+    }
+    return nullptr;
+  }
+  return HsDatabase(db);
+}
+
+// --- the scan --------------------------------------------------------------------------------
+
+struct ChunkState {
+  const TextLogReader* log = nullptr;
+  uint64_t base = 0;         // file offset of the scanned block
+  uint64_t current_end = 0;  // end of the last candidate entry (file offsets)
+  std::vector<uint64_t> candidates, first_ends;
+  bool scanned = false;
+};
+
+int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, void* ctx) {
+  auto* st = static_cast<ChunkState*>(ctx);
+  uint64_t at = st->base + (to == 0 ? 0 : to - 1);
+  if (!st->candidates.empty() && at < st->current_end) return 0;
+  TextEntry e;
+  if (!st->log->entry_containing(at, e)) return 0;
+  if (!st->candidates.empty() && st->candidates.back() == e.start) return 0;
+  st->candidates.push_back(e.start);
+  st->first_ends.push_back(st->base + to);
+  st->current_end = e.text_offset + e.text.size();
+  return 0;
+}
+
+int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx) {
+  *static_cast<bool*>(ctx) = true;
+  return 1;  // one match is enough: stop scanning
+}
+
+}  // namespace
+
+bool looks_outside_match(std::string_view p) {
+  bool in_class = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\') {
+      if (i + 1 >= p.size()) return true;
+      const char n = p[i + 1];
+      if (n == 'Q') {  // \Q…\E quotes literally
+        size_t e = p.find("\\E", i + 2);
+        if (e == std::string_view::npos) return false;
+        i = e + 1;
+        continue;
+      }
+      if (!in_class && std::string_view("bBAzZG").find(n) != std::string_view::npos) return true;
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      if (c == '[' && i + 1 < p.size() && p[i + 1] == ':') {  // [:alpha:]
+        size_t e = p.find(":]", i + 2);
+        if (e != std::string_view::npos) i = e + 1;
+      } else if (c == ']') {
+        in_class = false;
+      }
+      continue;
+    }
+    if (c == '[') {  // a ']' right after '[' or '[^' is literal
+      in_class = true;
+      size_t j = i + 1;
+      if (j < p.size() && p[j] == '^') ++j;
+      if (j < p.size() && p[j] == ']') ++j;
+      i = j - 1;
+      continue;
+    }
+    if (c == '^' || c == '$') return true;
+    if (c == '(' && p.substr(i, 3) == "(?=") return true;
+    if (c == '(' && p.substr(i, 3) == "(?!") return true;
+    if (c == '(' && p.substr(i, 3) == "(?<" && i + 3 < p.size() && (p[i + 3] == '=' || p[i + 3] == '!')) return true;
+  }
+  return false;
+}
+
+namespace {
+// One scratch grown to serve both databases (allocated once, never in the scan path).
+void alloc_scratch(ContentPatterns& c) {
+  hs_scratch_t* raw = nullptr;
+  if (hs_alloc_scratch(c.scan.get(), &raw) != HS_SUCCESS ||
+      (c.with_start && hs_alloc_scratch(c.with_start.get(), &raw) != HS_SUCCESS)) {
+    if (raw) hs_free_scratch(raw);
+    throw std::runtime_error("hs_alloc_scratch failed");
+  }
+  c.scratch.reset(raw);
+}
+}  // namespace
+
+ContentPatterns ContentPatterns::compile(const ContentOptions& o) {
+  ContentPatterns c;
+  std::vector<std::string> exprs = expressions(o);
+  if (o.word) {
+    // -w: Hyperscan has no Unicode \b, and an entry-by-entry scan costs ~1 µs per message. The
+    // bare pattern, scanned over the whole log like any other, finds every message a whole-word
+    // match can be in (its framing bytes cannot hide one: no boundary is asked of them); PCRE2
+    // decides each candidate with Unicode word boundaries and locates the snippet.
+    const std::vector<std::string> bare = expressions(o, true);
+    if (std::none_of(bare.begin(), bare.end(), [](const std::string& e) { return looks_outside_match(e); })) {
+      std::string pcre_error, error;
+      c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
+      if (!c.confirm) throw BadInput("bad-regex", pcre_error);
+      c.scan = compile_hs(o, bare, Mode::Exact, &error);
+      if (!c.scan) c.scan = compile_hs(o, bare, Mode::Prefilter, nullptr);
+      if (!c.scan) throw BadInput("bad-regex", error);
+      alloc_scratch(c);
+      return c;
+    }
+  }
+  c.per_entry = o.word || std::any_of(exprs.begin(), exprs.end(), [](const std::string& e) { return looks_outside_match(e); });
+  std::string error;
+  c.scan = compile_hs(o, exprs, Mode::Exact, &error);
+  if (c.scan) {
+    // Snippets need where the first match starts. A SOM_LEFTMOST database would cost a second
+    // Hyperscan compile (60-230 ms for \w or \s under UCP, or "Pattern is too large"); PCRE2 compiles
+    // in microseconds and only runs on the shown hits. Hyperscan's SOM stays the fallback.
+    std::string locate_error;
+    c.locate = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, locate_error);
+    if (!c.locate) c.with_start = compile_hs(o, exprs, Mode::ExactWithStart, nullptr);
+  } else {
+    // Hyperscan cannot run it exactly: a prefilter finds a superset, PCRE2 decides. A pattern
+    // neither engine compiles is reported with PCRE2's message (the syntax is PCRE's).
+    std::string pcre_error;
+    c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
+    if (!c.confirm) throw BadInput("bad-regex", pcre_error);
+    c.scan = compile_hs(o, exprs, Mode::Prefilter, nullptr);
+    if (!c.scan) throw BadInput("bad-regex", error);
+  }
+  alloc_scratch(c);
+  return c;
+}
+
+Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chrono::steady_clock::time_point deadline) {
+  std::string_view data = log.data();
+  auto starts = log.starts();
+  // Chunks of ~16 MB cut at entry starts (no real match spans entries): small enough that the
+  // deadline is checked often, big enough that Hyperscan runs at full speed.
+  constexpr uint64_t kChunk = 16u << 20;
+  constexpr uint64_t kParallelBytes = 8u << 20;
+  const unsigned threads = data.size() >= kParallelBytes ? 2 : 1;
+  const size_t chunks = std::max<size_t>(threads, (data.size() + kChunk - 1) / kChunk);
+  std::vector<uint64_t> cuts{0};
+  for (size_t i = 1; i < chunks; ++i) {
+    auto it = std::lower_bound(starts.begin(), starts.end(), data.size() * i / chunks);
+    uint64_t cut = it == starts.end() ? data.size() : *it;
+    if (cut > cuts.back()) cuts.push_back(cut);
+  }
+  if (cuts.back() < data.size()) cuts.push_back(data.size());
+  std::vector<ChunkState> states(cuts.size() - 1);
+  std::vector<HsScratch> clones;
+  for (unsigned t = 1; t < threads; ++t) {
+    hs_scratch_t* clone = nullptr;
+    if (hs_clone_scratch(p.scratch.get(), &clone) != HS_SUCCESS) throw std::runtime_error("hs_clone_scratch failed");
+    clones.emplace_back(clone);
+  }
+  std::atomic<size_t> next{0};
+  auto work = [&](unsigned t) {
+    hs_scratch_t* sc = t == 0 ? p.scratch.get() : clones[t - 1].get();
+    for (size_t b; (b = next.fetch_add(1)) < states.size();) {
+      if (std::chrono::steady_clock::now() >= deadline) return;
+      ChunkState& st = states[b];
+      st.log = &log;
+      st.base = cuts[b];
+      if (!p.per_entry) {
+        hs_scan(p.scan.get(), data.data() + cuts[b], static_cast<unsigned>(cuts[b + 1] - cuts[b]), 0, sc,
+                on_candidate, &st);
+      } else {
+        // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
+        auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b]);
+        for (; it != starts.end() && *it < cuts[b + 1]; ++it) {
+          TextEntry e;
+          if (!log.entry_at(*it, e)) continue;
+          bool found = false;
+          hs_scan(p.scan.get(), e.text.data(), static_cast<unsigned>(e.text.size()), 0, sc, on_any, &found);
+          if (!found) continue;
+          st.candidates.push_back(e.start);
+          st.first_ends.push_back(e.text_offset + e.text.size());
+        }
+      }
+      st.scanned = true;
+    }
+  };
+  {
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (auto& th : pool) th.join();
+  }
+  Candidates out;
+  out.exact = p.per_entry && !p.confirm;
+  for (size_t b = 0; b < states.size(); ++b) {
+    const ChunkState& st = states[b];
+    if (!st.scanned) {
+      out.cut = true;
+      continue;
+    }
+    out.bytes_scanned += cuts[b + 1] - cuts[b];
+    out.starts.insert(out.starts.end(), st.candidates.begin(), st.candidates.end());
+    out.first_ends.insert(out.first_ends.end(), st.first_ends.begin(), st.first_ends.end());
+  }
+  return out;
+}
+
+}  // namespace osearch

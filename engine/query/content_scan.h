@@ -1,0 +1,62 @@
+// The Hyperscan side of `content`: the query's patterns compiled once, and the pass over the whole
+// text log that finds the entries which may match (candidates), within a deadline.
+#pragma once
+
+#include <hs.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/query/pcre_matcher.h"
+#include "engine/query/search.h"
+#include "engine/store/text_log.h"
+
+namespace osearch {
+
+struct HsDatabaseDeleter {
+  void operator()(hs_database_t* db) const { hs_free_database(db); }
+};
+struct HsScratchDeleter {
+  void operator()(hs_scratch_t* s) const { hs_free_scratch(s); }
+};
+using HsDatabase = std::unique_ptr<hs_database_t, HsDatabaseDeleter>;
+using HsScratch = std::unique_ptr<hs_scratch_t, HsScratchDeleter>;
+
+// Every pattern runs with UTF-8 and Unicode properties (HS_FLAG_UTF8|HS_FLAG_UCP; PCRE2_UTF|PCRE2_UCP),
+// as ripgrep does: \w matches é, \p{Han} works, -i folds É. Hyperscan cannot run some constructs
+// exactly (backreferences, lookaround, and \b/\B under Unicode rules, so every -w): those scan in
+// HS_FLAG_PREFILTER mode and PCRE2 decides each candidate.
+struct ContentPatterns {
+  HsDatabase scan;                      // exact, or a prefilter when `confirm` is set
+  std::optional<PcreMatcher> confirm;   // decides every candidate
+  std::optional<PcreMatcher> locate;    // where the first match starts, for snippets (shown hits only)
+  HsDatabase with_start;                // SOM_LEFTMOST, only when PCRE2 cannot compile `locate`
+  // Some pattern looks outside its match (^ $ \b \A \z lookaround, -w): in the whole-log scan it
+  // would see the neighbouring entries' framing bytes, so each entry's text is scanned alone.
+  bool per_entry = false;
+  HsScratch scratch;                    // serves `scan` and `with_start`
+
+  static ContentPatterns compile(const ContentOptions& o);  // throws BadInput("bad-regex")
+};
+
+// Whether a regex asserts something about the text around its match. Errs towards yes (that only
+// costs speed): anchors, word boundaries and lookaround anywhere outside a character class.
+bool looks_outside_match(std::string_view pattern);
+
+struct Candidates {
+  std::vector<uint64_t> starts;      // entry starts, in log order
+  std::vector<uint64_t> first_ends;  // whole-log scan: end of the first match seen (file offset)
+  bool exact = false;                // each entry was scanned alone by an exact database
+  bool cut = false;                  // the deadline stopped the scan before the end of the log
+  uint64_t bytes_scanned = 0;
+};
+
+// Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
+// past `deadline`.
+Candidates scan_log(const TextLogReader& log, const ContentPatterns& patterns,
+                    std::chrono::steady_clock::time_point deadline);
+
+}  // namespace osearch

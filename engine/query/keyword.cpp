@@ -1,0 +1,189 @@
+// `keyword`: BM25 over the Xapian index, one hit per session unless --by message.
+#include <algorithm>
+#include <map>
+
+#include "engine/query/query_parser.h"
+#include "engine/query/search.h"
+#include "engine/query/snippet.h"
+#include "engine/index/text_index.h"
+#include "engine/store/trace.h"
+
+namespace osearch {
+namespace {
+
+// Session-level filters, and documents of re-read sessions' older epochs.
+class HitDecider : public Xapian::MatchDecider {
+ public:
+  // `scope` may be null: epochs only.
+  HitDecider(const SessionScope* scope, const SessionEpochs& epochs) : scope_(scope), epochs_(epochs) {}
+  bool active() const { return (scope_ && scope_->active()) || !epochs_.empty(); }
+  bool operator()(const Xapian::Document& doc) const override {
+    if (!is_live(doc, epochs_)) return false;
+    return !scope_ || scope_->allows(doc.get_value(kSlotSession));
+  }
+
+ private:
+  const SessionScope* scope_;
+  const SessionEpochs& epochs_;
+};
+
+Xapian::Query or_terms(std::string_view pfx, const std::vector<std::string>& values) {
+  std::vector<Xapian::Query> qs;
+  for (const auto& v : values) qs.emplace_back(boolean_term(pfx, v));
+  if (qs.size() == 1) return qs[0];
+  return Xapian::Query(Xapian::Query::OP_OR, qs.begin(), qs.end());
+}
+
+// Message-level filters as boolean terms and a value range, so Xapian applies them while matching.
+Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
+  std::vector<Xapian::Query> filters;
+  if (!f.roles.empty()) {
+    std::vector<std::string> names;
+    for (Role r : f.roles) names.emplace_back(role_name(r));
+    filters.push_back(or_terms(prefix::kRole, names));
+  }
+  std::vector<std::string> type_names;
+  for (ContentType t : f.types) type_names.emplace_back(content_type_name(t));
+  if (!type_names.empty()) filters.push_back(or_terms(prefix::kType, type_names));
+  if (!f.tools.empty()) filters.push_back(or_terms(prefix::kTool, f.tools));
+  if (!f.branches.empty()) filters.push_back(or_terms(prefix::kBranch, f.branches));
+  if (f.since_ms || f.until_ms) {
+    std::string lo = time_value(f.since_ms.value_or(INT64_MIN));
+    std::string hi = time_value(f.until_ms ? *f.until_ms - 1 : INT64_MAX);
+    filters.emplace_back(Xapian::Query::OP_VALUE_RANGE, kSlotTime, lo, hi);
+  }
+  for (auto& flt : filters) q = Xapian::Query(Xapian::Query::OP_FILTER, q, flt);
+  if (!f.include_meta) {
+    Xapian::Query hidden{std::string(prefix::kHidden)};
+    // An explicitly requested type (command, summary) is shown even though it is hidden by default.
+    if (!type_names.empty()) hidden = Xapian::Query(Xapian::Query::OP_AND_NOT, hidden, or_terms(prefix::kType, type_names));
+    q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, hidden);
+  }
+  return q;
+}
+
+// The query's free-text terms this document holds. Message databases keep no termlists, so this
+// asks each term's posting list instead of Enquire::get_matching_terms.
+std::vector<std::string> matched_terms(const Xapian::Database& db, const std::vector<std::string>& terms,
+                                       Xapian::docid id) {
+  std::vector<std::string> out;
+  for (const auto& t : terms) {
+    if (std::find(out.begin(), out.end(), t) != out.end()) continue;
+    Xapian::PostingIterator p = db.postlist_begin(t);
+    if (p == db.postlist_end(t)) continue;
+    p.skip_to(id);
+    if (p != db.postlist_end(t) && *p == id) out.push_back(t);
+  }
+  return out;
+}
+
+QueryResult search_once(IndexReader& reader, const std::string& query, const Filters& f, const KeywordOptions& o) {
+  PhaseTimer timer("keyword");
+  QueryResult result;
+  result.action = "keyword";
+  result.query = query;
+  Xapian::Database& db = reader.xapian();
+  ParsedQuery parsed = parse_keyword_query(query, db);  // bad syntax is reported even on an empty index
+  if (db.get_doccount() == 0) return result;
+  Xapian::Query q = apply_filters(parsed.query, f);
+  // Title documents stand for a session; a list of messages has no place for them.
+  if (o.by_message) q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, Xapian::Query(std::string(prefix::kTitleDoc)));
+
+  Xapian::Enquire enq(db);
+  enq.set_query(q);
+  if (!o.by_message) enq.set_collapse_key(kSlotSession);
+  if (o.sort == "newest")
+    enq.set_sort_by_value_then_relevance(kSlotTime, true);
+  else if (o.sort == "oldest")
+    enq.set_sort_by_value_then_relevance(kSlotTime, false);
+  SessionScope scope(reader, f);
+  HitDecider decider(&scope, reader.epochs());
+  const Xapian::MatchDecider* md = decider.active() ? &decider : nullptr;
+  // Xapian counts exactly when it looks at every matching document (up to exact_total_docs of them,
+  // a few ms); beyond, `total` is its estimate and flagged as such.
+  Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
+                                   static_cast<Xapian::doccount>(std::max(f.offset + f.limit + 1, o.exact_total_docs)),
+                                   nullptr, md);
+  result.total = mset.get_matches_estimated();
+  result.total_exact = mset.get_matches_lower_bound() == mset.get_matches_upper_bound();
+  if (!result.total_exact && !o.by_message && mset.get_uncollapsed_matches_upper_bound() <= o.exact_total_docs) {
+    // Collapsed, Xapian only knows the session count exactly when the page held every session. With
+    // at most exact_total_docs matching documents, one unranked pass collects every session instead.
+    Xapian::Enquire count(db);
+    count.set_query(q);
+    count.set_weighting_scheme(Xapian::BoolWeight());
+    count.set_collapse_key(kSlotSession);
+    Xapian::MSet all = count.get_mset(0, static_cast<Xapian::doccount>(o.exact_total_docs),
+                                       static_cast<Xapian::doccount>(o.exact_total_docs), nullptr, md);
+    if (all.get_matches_lower_bound() == all.get_matches_upper_bound()) {
+      result.total = all.size();
+      result.total_exact = true;
+    }
+  }
+  for (const auto& w : parsed.wildcards)
+    if (w.truncated()) result.truncate(w.describe());
+  timer.mark("mset");
+
+  std::map<std::string, SessionRec> sessions;
+  for (auto it = mset.begin(); it != mset.end(); ++it) {
+    Xapian::Document doc = it.get_document();
+    std::string sid = doc.get_value(kSlotSession);
+    std::string key = doc.get_value(kSlotKey);
+    auto sit = sessions.find(sid);
+    if (sit == sessions.end()) {
+      auto s = reader.session(sid);
+      if (!s) continue;  // dropped after this Xapian revision: not an answer any more
+      sit = sessions.emplace(sid, std::move(*s)).first;
+    }
+    Hit hit;
+    hit.session = sit->second;
+    hit.score = it.get_weight();
+    hit.matched_terms = matched_terms(db, parsed.positive_terms, *it);
+    std::vector<std::string> snippet_terms = hit.matched_terms.empty() ? parsed.positive_terms : hit.matched_terms;
+    std::string_view text;
+    std::string title;
+    if (!key.empty()) {
+      hit.message = reader.message(key);
+      if (!hit.message) continue;
+      text = reader.message_text(*hit.message);
+    } else {
+      title = hit.session.title();
+      text = title;
+    }
+    size_t b = 0, e = 0;
+    if (!find_first_term(text, snippet_terms, b, e)) b = e = 0;
+    hit.snippet = make_snippet(text, b, e, o.snippet_chars);
+    if (o.by_message) {
+      hit.match_count = 1;
+    } else {
+      // Exact count of matching messages in this session (title docs excluded).
+      Xapian::Query in_session(Xapian::Query::OP_FILTER, q, Xapian::Query(boolean_term(prefix::kSession, sid)));
+      in_session = Xapian::Query(Xapian::Query::OP_AND_NOT, in_session, Xapian::Query(std::string(prefix::kTitleDoc)));
+      Xapian::Enquire count(db);
+      count.set_query(in_session);
+      count.set_weighting_scheme(Xapian::BoolWeight());
+      const HitDecider live(nullptr, reader.epochs());
+      Xapian::MSet m = count.get_mset(0, 0, db.get_doccount(), nullptr, live.active() ? &live : nullptr);
+      hit.match_count = m.get_matches_estimated();
+    }
+    result.hits.push_back(std::move(hit));
+  }
+  timer.mark("hits");
+  return result;
+}
+
+}  // namespace
+
+QueryResult run_keyword(IndexReader& reader, const std::string& query, const Filters& f, const KeywordOptions& o) {
+  for (int attempt = 0;; ++attempt) {
+    try {
+      return search_once(reader, query, f, o);
+    } catch (const Xapian::DatabaseModifiedError&) {
+      // A writer recycled blocks of our revision: reopen and rerun the whole query.
+      if (attempt >= 3) throw;
+      reader.xapian().reopen();
+    }
+  }
+}
+
+}  // namespace osearch

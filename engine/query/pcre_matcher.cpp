@@ -1,0 +1,125 @@
+#include "engine/query/pcre_matcher.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <algorithm>
+
+#include "engine/query/query.h"
+
+namespace osearch {
+namespace {
+
+constexpr uint32_t kBaseMatchLimit = 10'000'000;  // PCRE2's default, ~0.2-0.6 s of JIT backtracking
+constexpr uint32_t kMatchStepsPerByte = 32;
+constexpr uint32_t kMaxMatchLimit = 200'000'000;
+constexpr uint32_t kDepthLimit = 10'000'000;
+constexpr uint32_t kHeapLimitKiB = 256 * 1024;
+constexpr size_t kJitStackStart = 32 * 1024, kJitStackMax = 8 * 1024 * 1024;
+
+std::string limit_name(int rc) {
+  switch (rc) {
+    case PCRE2_ERROR_MATCHLIMIT: return "match limit";
+    case PCRE2_ERROR_DEPTHLIMIT: return "depth limit";
+    case PCRE2_ERROR_HEAPLIMIT: return "heap limit";
+    case PCRE2_ERROR_JIT_STACKLIMIT: return "JIT stack limit";
+    default: return "";
+  }
+}
+
+}  // namespace
+
+struct PcreMatcher::Impl {
+  std::vector<pcre2_code*> codes;
+  std::vector<std::string> names;
+  pcre2_match_data* match = nullptr;
+  pcre2_match_context* context = nullptr;
+  pcre2_jit_stack* jit_stack = nullptr;
+  ~Impl() {
+    for (auto* c : codes) pcre2_code_free(c);
+    if (match) pcre2_match_data_free(match);
+    if (context) pcre2_match_context_free(context);
+    if (jit_stack) pcre2_jit_stack_free(jit_stack);
+  }
+};
+
+PcreMatcher::PcreMatcher(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+PcreMatcher::PcreMatcher(PcreMatcher&&) noexcept = default;
+PcreMatcher& PcreMatcher::operator=(PcreMatcher&&) noexcept = default;
+PcreMatcher::~PcreMatcher() = default;
+
+std::optional<PcreMatcher> PcreMatcher::compile(const std::vector<std::string>& expressions,
+                                                const std::vector<std::string>& names, bool ignore_case,
+                                                std::string& error) {
+  auto impl = std::make_unique<Impl>();
+  // UCP: \w, \b, \d and POSIX classes follow Unicode, as Hyperscan's HS_FLAG_UCP does.
+  uint32_t options = PCRE2_MULTILINE | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+  if (ignore_case) options |= PCRE2_CASELESS;
+  for (size_t i = 0; i < expressions.size(); ++i) {
+    const std::string& p = expressions[i];
+    const std::string& name = i < names.size() ? names[i] : p;
+    int code = 0;
+    PCRE2_SIZE offset = 0;
+    pcre2_code* re = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(p.data()), p.size(), options, &code, &offset, nullptr);
+    if (!re) {
+      PCRE2_UCHAR buf[256];
+      pcre2_get_error_message(code, buf, sizeof buf);
+      error = "cannot compile regex '" + name + "': " + reinterpret_cast<const char*>(buf) + " at offset " +
+              std::to_string(offset);
+      return std::nullopt;
+    }
+    pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // falls back to the interpreter if JIT is unavailable
+    impl->codes.push_back(re);
+    impl->names.push_back(name);
+  }
+  impl->match = pcre2_match_data_create(1, nullptr);
+  impl->context = pcre2_match_context_create(nullptr);
+  impl->jit_stack = pcre2_jit_stack_create(kJitStackStart, kJitStackMax, nullptr);
+  if (!impl->match || !impl->context || !impl->jit_stack) {
+    error = "PCRE2 could not allocate its match data";
+    return std::nullopt;
+  }
+  pcre2_jit_stack_assign(impl->context, nullptr, impl->jit_stack);
+  pcre2_set_depth_limit(impl->context, kDepthLimit);
+  pcre2_set_heap_limit(impl->context, kHeapLimitKiB);
+  return PcreMatcher(std::move(impl));
+}
+
+PcreMatcher::Found PcreMatcher::find(std::string_view text) const {
+  Found best;
+  const uint64_t steps = kBaseMatchLimit + uint64_t{kMatchStepsPerByte} * text.size();
+  pcre2_set_match_limit(impl_->context, static_cast<uint32_t>(std::min<uint64_t>(steps, kMaxMatchLimit)));
+  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
+  for (size_t i = 0; i < impl_->codes.size(); ++i) {
+    pcre2_code* re = impl_->codes[i];
+    int rc = pcre2_match(re, subject, text.size(), 0, 0, impl_->match, impl_->context);
+    // Past the JIT stack, the interpreter (bounded by the heap limit) tries once more.
+    if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
+      rc = pcre2_match(re, subject, text.size(), 0, PCRE2_NO_JIT, impl_->match, impl_->context);
+    if (rc == PCRE2_ERROR_NOMATCH) continue;
+    if (rc < 0) {
+      std::string limit = limit_name(rc);
+      if (limit.empty()) {
+        PCRE2_UCHAR buf[256];
+        pcre2_get_error_message(rc, buf, sizeof buf);
+        limit = reinterpret_cast<const char*>(buf);
+      }
+      return Found{false, true, 0, 0,
+                   "regex '" + impl_->names[i] + "' is too costly: PCRE2 stopped at its " + limit + " on a message of " +
+                       std::to_string(text.size()) +
+                       " bytes (nested quantifiers or backreferences over long runs backtrack exponentially)"};
+    }
+    PCRE2_SIZE* ov = pcre2_get_ovector_pointer(impl_->match);
+    if (!best.match || ov[0] < best.begin) best = Found{true, false, ov[0], std::max(ov[0], ov[1]), {}};
+  }
+  return best;
+}
+
+std::optional<std::pair<size_t, size_t>> PcreMatcher::first_match(std::string_view text) const {
+  Found f = find(text);
+  if (f.too_costly) throw BadInput("regex-too-costly", f.why);
+  if (!f.match) return std::nullopt;
+  return std::pair<size_t, size_t>{f.begin, f.end};
+}
+
+}  // namespace osearch

@@ -1,0 +1,292 @@
+#include "engine/query/query_parser.h"
+
+#include "ingest/bounded_id.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <map>
+
+#include "engine/query/query.h"
+#include "engine/index/text_index.h"
+#include "engine/index/tokenizer.h"
+
+namespace osearch {
+namespace {
+
+Xapian::Query and_all(const std::vector<Xapian::Query>& qs) {
+  if (qs.empty()) return Xapian::Query();
+  if (qs.size() == 1) return qs[0];
+  return Xapian::Query(Xapian::Query::OP_AND, qs.begin(), qs.end());
+}
+
+Xapian::Query or_all(const std::vector<Xapian::Query>& qs) {
+  if (qs.empty()) return Xapian::Query::MatchNothing;
+  if (qs.size() == 1) return qs[0];
+  return Xapian::Query(Xapian::Query::OP_OR, qs.begin(), qs.end());
+}
+
+// project: and model: match as case-insensitive substrings of the indexed values.
+Xapian::Query substring_terms(const Xapian::Database& db, std::string_view pfx, const std::string& needle) {
+  std::vector<Xapian::Query> qs;
+  std::string p(pfx);
+  for (auto it = db.allterms_begin(p); it != db.allterms_end(p); ++it) {
+    std::string term = *it;
+    if (term.find(needle, p.size()) != std::string::npos) qs.emplace_back(term);
+  }
+  return or_all(qs);
+}
+
+// Number of letter/digit runs in a compound ("2.29.1" -> 3).
+size_t word_runs(std::string_view s) {
+  size_t runs = 0;
+  bool in = false;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    bool w = u >= 0x80 || std::isalnum(u) || c == '_';
+    if (w && !in) ++runs;
+    in = w;
+  }
+  return runs;
+}
+
+// One term per emoji cluster: its whole sequence when it has one ("👍🏽" finds only that tone),
+// else its symbol ("👍" finds every tone, since the indexer stores each cluster's parts too).
+// The tokenizer emits a sequence before its parts, at the same position.
+struct SymbolPicker {
+  uint32_t sequence_pos = UINT32_MAX;
+  bool operator()(uint32_t pos, TermKind kind) {
+    if (kind == TermKind::SymbolSequence) {
+      sequence_pos = pos;
+      return true;
+    }
+    return pos != sequence_pos;
+  }
+};
+
+struct Clause {
+  Xapian::Query query;
+  std::string field;  // empty for free text
+  bool valid = true;  // false: the token had nothing searchable (e.g. only punctuation)
+};
+
+class Parser {
+ public:
+  Parser(const Xapian::Database& db, ParsedQuery& out) : db_(db), out_(out) {}
+
+  Clause clause(const std::string& tok) {
+    if (tok.size() >= 2 && tok.front() == '"') {
+      Xapian::Query q = phrase(tok);
+      return {q, "", !q.empty()};
+    }
+    if (auto colon = tok.find(':'); colon != std::string::npos && colon > 0 && colon + 1 < tok.size()) {
+      std::string field = ascii_lower(tok.substr(0, colon));
+      std::string value = tok.substr(colon + 1);
+      if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+      if (Xapian::Query q; field_query(field, value, q)) return {q, field};
+    }
+    if (tok.size() > 1 && tok.back() == '*') {
+      std::string stem = ascii_lower(tok.substr(0, tok.size() - 1));
+      while (!stem.empty() && stem.back() == '*') stem.pop_back();
+      if (!stem.empty()) {
+        out_.positive_terms.push_back(stem);
+        out_.has_free_text = true;
+        out_.wildcards.push_back(expansion(tok, stem));
+        return {Xapian::Query(Xapian::Query::OP_WILDCARD, stem, kWildcardMaxTerms,
+                              Xapian::Query::WILDCARD_LIMIT_MOST_FREQUENT),
+                ""};
+      }
+    }
+    Xapian::Query q = words(tok);
+    return {q, "", !q.empty()};
+  }
+
+ private:
+  // Xapian does not say whether it cut an expansion: count the prefix's terms (up to a bound).
+  WildcardExpansion expansion(const std::string& tok, const std::string& stem) const {
+    WildcardExpansion w;
+    w.pattern = tok;
+    for (auto it = db_.allterms_begin(stem), end = db_.allterms_end(stem); it != end; ++it) {
+      if (w.terms == kWildcardCountLimit) {
+        w.more_terms = true;
+        break;
+      }
+      ++w.terms;
+    }
+    w.used = std::min(w.terms, kWildcardMaxTerms);
+    return w;
+  }
+
+  bool field_query(const std::string& field, const std::string& value, Xapian::Query& q) {
+    std::string v = ascii_lower(value);
+    if (field == "project") {
+      q = substring_terms(db_, prefix::kProject, v);
+    } else if (field == "model") {
+      q = substring_terms(db_, prefix::kModel, v);
+    } else if (field == "session") {
+      // Session ids are stored bounded (ingest/bounded_id.h): a full long id must be bounded alike.
+      q = Xapian::Query(Xapian::Query::OP_WILDCARD, boolean_term(prefix::kSession, bounded_id(value)));
+    } else if (field == "role") {
+      q = Xapian::Query(boolean_term(prefix::kRole, v));
+    } else if (field == "tool") {
+      q = Xapian::Query(boolean_term(prefix::kTool, v));
+    } else if (field == "branch") {
+      q = Xapian::Query(boolean_term(prefix::kBranch, v));
+    } else if (field == "agent") {
+      q = Xapian::Query(boolean_term(prefix::kAgent, v));
+    } else if (field == "type") {
+      q = Xapian::Query(boolean_term(prefix::kType, v));
+    } else {
+      return false;  // "http://…", "C:\…": not a field, treat as text
+    }
+    return true;
+  }
+
+  // Free text: identifiers (compounds) are looked up whole; otherwise all words must match.
+  // CJK runs use their bigrams (a single character uses its unigram).
+  Xapian::Query words(const std::string& tok) {
+    std::vector<std::string> compounds, plain, bigrams, unigrams, symbols;
+    SymbolPicker pick;
+    tokenizer_.run(tok, [&](std::string_view t, uint32_t pos, TermKind kind) {
+      switch (kind) {
+        case TermKind::Compound: compounds.emplace_back(t); break;
+        case TermKind::Word: plain.emplace_back(t); break;
+        case TermKind::CjkBigram: bigrams.emplace_back(t); break;
+        case TermKind::CjkUnigram: unigrams.emplace_back(t); break;
+        case TermKind::Symbol:
+        case TermKind::SymbolSequence:
+          if (pick(pos, kind)) symbols.emplace_back(t);
+          break;
+        case TermKind::Part: break;
+      }
+    });
+    // A compound the index does not hold whole (a file name or UUID inside a longer path, a partial
+    // path) falls back to all of its words.
+    // Only when every part of it is itself indexed: "2.29.1" must not shrink to "29".
+    bool whole = !compounds.empty() && (std::all_of(compounds.begin(), compounds.end(), [&](const std::string& c) {
+      return db_.term_exists(c);
+    }) || plain.size() < word_runs(compounds.front()));
+    std::vector<std::string> terms = whole ? compounds : plain;
+    if (!whole) {
+      auto& cjk = bigrams.empty() ? unigrams : bigrams;
+      terms.insert(terms.end(), cjk.begin(), cjk.end());
+    }
+    terms.insert(terms.end(), symbols.begin(), symbols.end());  // emoji never sit inside a compound
+    std::vector<Xapian::Query> qs;
+    for (const auto& t : terms) {
+      qs.emplace_back(t);
+      out_.positive_terms.push_back(t);
+    }
+    if (!qs.empty()) out_.has_free_text = true;
+    return and_all(qs);
+  }
+
+  // Positions exist for prose only; elsewhere a phrase degrades to "all its words".
+  Xapian::Query phrase(const std::string& tok) {
+    std::string inner = tok.substr(1, tok.back() == '"' ? tok.size() - 2 : tok.size() - 1);
+    std::vector<std::string> terms;
+    SymbolPicker pick;
+    tokenizer_.run(inner, [&](std::string_view t, uint32_t pos, TermKind kind) {
+      if (kind == TermKind::Word || kind == TermKind::CjkUnigram ||
+          ((kind == TermKind::Symbol || kind == TermKind::SymbolSequence) && pick(pos, kind)))
+        terms.emplace_back(t);
+    });
+    if (terms.empty()) return Xapian::Query();
+    std::vector<Xapian::Query> qs;
+    for (const auto& t : terms) {
+      qs.emplace_back(t);
+      out_.positive_terms.push_back(t);
+    }
+    out_.has_free_text = true;
+    if (qs.size() == 1) return qs[0];
+    Xapian::Query exact(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), static_cast<Xapian::termcount>(qs.size()));
+    Xapian::Query loose(Xapian::Query::OP_FILTER, and_all(qs), Xapian::Query(std::string(prefix::kNoPositions)));
+    return Xapian::Query(Xapian::Query::OP_OR, exact, loose);
+  }
+
+  const Xapian::Database& db_;
+  ParsedQuery& out_;
+  Tokenizer tokenizer_;
+};
+
+}  // namespace
+
+std::string WildcardExpansion::describe() const {
+  return "wildcard '" + pattern + "' used the " + std::to_string(used) + " most frequent of its " +
+         (more_terms ? "more than " : "") + std::to_string(terms) + " terms";
+}
+
+std::vector<std::string> split_query_tokens(const std::string& text) {
+  std::vector<std::string> toks;
+  std::string cur;
+  bool in_quote = false;
+  for (char c : text) {
+    if (c == '"') {
+      cur.push_back(c);
+      if (in_quote) {
+        toks.push_back(cur);
+        cur.clear();
+      }
+      in_quote = !in_quote;
+    } else if (!in_quote && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+      if (!cur.empty()) toks.push_back(cur);
+      cur.clear();
+    } else {
+      cur.push_back(c);
+    }
+  }
+  if (!cur.empty()) toks.push_back(cur);
+  return toks;
+}
+
+ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database& db) {
+  ParsedQuery out;
+  Parser parser(db, out);
+  std::vector<Xapian::Query> musts, nots;
+  std::map<std::string, std::vector<Xapian::Query>> filters;  // OR within a field, AND across fields
+  bool pending_or = false, pending_not = false;
+  for (std::string tok : split_query_tokens(text)) {
+    if (tok == "OR" || tok == "|") {
+      pending_or = !musts.empty();
+      continue;
+    }
+    if (tok == "AND" || tok == "&&") continue;
+    if (tok == "NOT") {
+      pending_not = true;
+      continue;
+    }
+    bool neg = pending_not;
+    pending_not = false;
+    if (tok.size() > 1 && tok[0] == '-') {
+      neg = true;
+      tok.erase(0, 1);
+    }
+    size_t before = out.positive_terms.size();
+    Clause c = parser.clause(tok);
+    if (neg) out.positive_terms.resize(before);  // a negated word is never "matched"
+    if (!c.valid) continue;
+    if (neg) {
+      nots.push_back(c.query);
+    } else if (!c.field.empty()) {
+      filters[c.field].push_back(c.query);
+    } else if (pending_or) {
+      musts.back() = Xapian::Query(Xapian::Query::OP_OR, musts.back(), c.query);
+    } else {
+      musts.push_back(c.query);
+    }
+    pending_or = false;
+  }
+  if (musts.empty() && filters.empty() && nots.empty())
+    throw BadInput("usage", "nothing searchable in query '" + text + "': give at least one word");
+  Xapian::Query q = musts.empty() ? Xapian::Query::MatchAll : and_all(musts);
+  if (!filters.empty()) {
+    std::vector<Xapian::Query> groups;
+    for (auto& [field, qs] : filters) groups.push_back(or_all(qs));
+    q = Xapian::Query(Xapian::Query::OP_FILTER, q, and_all(groups));
+  }
+  if (!nots.empty()) q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, or_all(nots));
+  out.query = q;
+  return out;
+}
+
+}  // namespace osearch

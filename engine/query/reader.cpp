@@ -1,0 +1,120 @@
+#include "engine/query/reader.h"
+
+#include "engine/store/codec.h"
+#include "engine/store/index_damage.h"
+#include "engine/index/index_parts.h"
+
+#include <filesystem>
+
+namespace osearch {
+namespace {
+
+// Messages of the sessions a writer committed (step A) before listing their shards (step B): their
+// documents are in no listed database yet, by design, for a fraction of a second.
+uint64_t in_flight_messages(const LmdbTxn& txn, const Dbis& db) {
+  auto v = txn.get(db.meta, meta_key::kInFlight);
+  if (!v) return 0;
+  uint64_t n = 0;
+  LmdbCursor cur(txn, db.messages);
+  for (size_t pos = 0; pos < v->size();) {
+    size_t nl = v->find('\n', pos);
+    if (nl == std::string_view::npos) nl = v->size();
+    if (nl > pos) {
+      const std::string pfx = std::string(v->substr(pos, nl - pos)) + '\0';
+      for (bool ok = cur.seek(pfx); ok && cur.key().starts_with(pfx); ok = cur.next()) ++n;
+    }
+    pos = nl + 1;
+  }
+  return n;
+}
+
+bool any_session_titled(const LmdbTxn& txn, const Dbis& db) {
+  LmdbCursor cur(txn, db.sessions);
+  for (bool ok = cur.first(); ok; ok = cur.next())
+    if (auto s = SessionRec::decode(cur.value()); s && !s->title().empty()) return true;
+  return false;
+}
+
+}  // namespace
+
+IndexReader::IndexReader(const std::string& dir) : store_(dir, Store::Mode::Read) {
+  // LMDB is committed last, so everything it points at (Xapian databases, text log bytes) exists.
+  // What is missing was either removed by a writer after our snapshot — a compaction (a newer
+  // snapshot names the new databases) or the switch of `index --full` to a new generation
+  // (records.current names a new env, whose parts we resolve again) — or it is damage: the
+  // snapshot did not move, and we say so instead of answering from what is left.
+  for (int attempt = 0;; ++attempt) {
+    txn_ = std::make_unique<LmdbTxn>(store_.env(), true);
+    const size_t txnid = mdb_txn_id(txn_->get());
+    const std::string env = store_.env_dir();
+    try {
+      open_parts(dir);
+      return;
+    } catch (const IndexDamaged&) {
+      txn_.reset();
+      // A repack or a rebuild may have switched records.current: the old env's snapshot never moves again.
+      if (current_records_name(dir) != fs_name(env)) store_.reopen();
+      LmdbTxn probe(store_.env(), true);
+      const bool moved = store_.env_dir() != env || mdb_txn_id(probe.get()) != txnid;
+      if (!moved || attempt >= 20) throw;
+    }
+  }
+}
+
+void IndexReader::open_parts(const std::string& dir) {
+  IndexParts parts;
+  try {
+    parts = read_parts(*txn_, db());
+  } catch (const std::runtime_error& e) {
+    throw IndexDamaged("records", e.what());
+  }
+  const XapianLayout& layout = parts.layout;
+  IndexDatabases dbs = open_index_databases(dir, layout);
+  // Every message has its document (older epochs add more), so fewer documents than messages is a
+  // deleted database: keyword would silently answer from part of the index.
+  const uint64_t messages = Store::entries(*txn_, db().messages);
+  if (dbs.message_docs < messages && dbs.message_docs < messages - in_flight_messages(*txn_, db()))
+    throw IndexDamaged(fs_name(layout.main_dir(dir)), "missing or incomplete: the message databases hold " +
+                                                          std::to_string(dbs.message_docs) + " documents for " +
+                                                          std::to_string(messages) + " messages");
+  if (!dbs.titles && any_session_titled(*txn_, db()))
+    throw IndexDamaged(fs_name(layout.titles_dir(dir)), "missing (sessions have titles)");
+  xapian_ = std::move(dbs.all);
+  epochs_.clear();
+  LmdbCursor ep(*txn_, db().epochs);
+  for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.emplace(ep.key(), get_be32(ep.value()));
+  text_.emplace();
+  text_->open(dir, parts.text_bytes, parts.text_entries, parts.text_log);
+}
+
+std::string IndexReader::fs_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
+
+// A record that is there but does not decode is a damaged page, not an absent record: answering
+// without it would be a silently smaller answer.
+std::optional<SessionRec> IndexReader::session(std::string_view id) const {
+  auto v = txn_->get(db().sessions, id);
+  if (!v) return std::nullopt;
+  auto rec = SessionRec::decode(*v);
+  if (!rec) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+  return rec;
+}
+
+std::optional<MessageRec> IndexReader::message(std::string_view key) const {
+  auto v = txn_->get(db().messages, key);
+  if (!v) return std::nullopt;
+  auto rec = MessageRec::decode(key, *v);
+  if (!rec) throw IndexDamaged("records", "a message record does not decode (a damaged page)");
+  return rec;
+}
+
+IndexCounts IndexReader::counts() const {
+  IndexCounts c;
+  c.sessions = Store::entries(*txn_, db().sessions);
+  c.messages = Store::entries(*txn_, db().messages);
+  c.tool_calls = Store::entries(*txn_, db().tool_calls);
+  c.memories = Store::entries(*txn_, db().memories);
+  c.last_indexed_at = static_cast<int64_t>(Store::meta_u64(*txn_, db(), meta_key::kLastIndexedAt));
+  return c;
+}
+
+}  // namespace osearch

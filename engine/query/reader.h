@@ -1,0 +1,51 @@
+// Read side of the index: one LMDB read transaction, the Xapian database and the mapped text log,
+// all describing the same committed state. Cheap to open per command.
+#pragma once
+
+#include <xapian.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "engine/store/records_store.h"
+#include "engine/store/store.h"
+#include "engine/index/text_index.h"
+#include "engine/store/text_log.h"
+
+namespace osearch {
+
+struct IndexCounts {
+  uint64_t sessions = 0, messages = 0, tool_calls = 0, memories = 0;
+  int64_t last_indexed_at = 0;
+};
+
+class IndexReader {
+ public:
+  // Throws StoreMissing when there is no index, IndexDamaged when a part of it is missing, a link,
+  // shorter than LMDB's committed size or inconsistent with it (see index_damage.h).
+  explicit IndexReader(const std::string& dir);
+  const LmdbTxn& txn() const { return *txn_; }
+  const Dbis& db() const { return store_.db(); }
+  Xapian::Database& xapian() { return xapian_; }
+  const TextLogReader& text() const { return *text_; }
+  const std::string& dir() const { return store_.dir(); }
+  // Epochs of re-read sessions: documents of an older epoch are not answers (see text_index.h).
+  const SessionEpochs& epochs() const { return epochs_; }
+
+  std::optional<SessionRec> session(std::string_view id) const;
+  std::optional<MessageRec> message(std::string_view key) const;
+  std::string_view message_text(const MessageRec& m) const { return text_->text(m.text_offset, m.text_len); }
+  IndexCounts counts() const;
+
+ private:
+  void open_parts(const std::string& dir);  // Xapian and the text log, checked against the snapshot
+  static std::string fs_name(const std::string& path);
+  Store store_;
+  std::unique_ptr<LmdbTxn> txn_;
+  Xapian::Database xapian_;
+  SessionEpochs epochs_;
+  std::optional<TextLogReader> text_;
+};
+
+}  // namespace osearch

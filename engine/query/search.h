@@ -1,0 +1,58 @@
+// The three query verbs over an open IndexReader. Each returns the same QueryResult/Hit types, so
+// the printers (cli/print_*.cpp) never know which engine produced a hit.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "engine/query/query.h"
+#include "engine/query/reader.h"
+
+namespace osearch {
+
+struct KeywordOptions {
+  bool by_message = false;
+  std::string sort = "relevance";  // relevance | newest | oldest
+  size_t snippet_chars = 200;
+  // Matching documents examined in full so that `total` is exact; beyond, it is Xapian's estimate
+  // and `total_exact` is false.
+  size_t exact_total_docs = 20000;
+};
+
+struct ContentOptions {
+  std::vector<std::string> patterns;
+  bool fixed = false, ignore_case = false, word = false;
+  bool by_message = false;
+  size_t snippet_chars = 200;
+  // Wall time for the scan and the confirmation of its candidates; past it the hits found so far
+  // are returned with `truncated` set (checked between scan chunks and between candidates).
+  std::chrono::milliseconds time_budget{10000};
+};
+
+QueryResult run_keyword(IndexReader& reader, const std::string& query, const Filters& filters, const KeywordOptions& o);
+QueryResult run_content(IndexReader& reader, const Filters& filters, const ContentOptions& o);
+// The pattern front end of `content` without an index (-F escaping, -w wrapping, the Hyperscan
+// compile, the PCRE2 prefilter decision): throws BadInput exactly as run_content would, else
+// returns whether the patterns need PCRE2 confirmation. Used by the regex fuzzer.
+bool check_content_patterns(const ContentOptions& o);
+QueryResult run_list(IndexReader& reader, const Filters& filters);
+
+// Sessions passing the session-level filters, or nullopt when there are none (everything passes).
+class SessionScope {
+ public:
+  SessionScope(const IndexReader& reader, const Filters& filters);
+  bool active() const { return active_; }
+  bool allows(const std::string& session_id) const { return !active_ || allowed_.count(session_id) != 0; }
+  const std::unordered_set<std::string>& allowed() const { return allowed_; }
+
+ private:
+  bool active_ = false;
+  std::unordered_set<std::string> allowed_;
+};
+
+// Lower-cased term occurrences for snippets: the byte range of the earliest of `terms` in `text`.
+bool find_first_term(std::string_view text, const std::vector<std::string>& terms, size_t& begin, size_t& end);
+
+}  // namespace osearch

@@ -1,0 +1,158 @@
+#include "engine/store/lmdb.h"
+
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include <cstdio>
+
+#include <algorithm>
+#include <string>
+
+#include "engine/store/errors.h"
+
+namespace osearch {
+namespace {
+void check(int rc, const char* what) {
+  if (rc != MDB_SUCCESS) throw LmdbError(what, rc);
+}
+
+// For calls that write: a full disk becomes NoSpace. LMDB passes write errors through as errno
+// values (positive; its own codes are negative), except a short write, which it reports as EIO.
+void check_write(int rc, const char* what, MDB_env* env) {
+  if (rc == MDB_SUCCESS) return;
+  const char* dir = nullptr;
+  if (rc > 0 && env && mdb_env_get_path(env, &dir) == MDB_SUCCESS && dir && write_failed_for_space(rc, dir))
+    throw NoSpace(no_space_message(std::string(dir) + "/data.mdb", std::string(what) + ": " + mdb_strerror(rc)));
+  throw LmdbError(what, rc);
+}
+
+MDB_env* env_of(MDB_txn* txn) { return txn ? mdb_txn_env(txn) : nullptr; }
+MDB_env* env_of(MDB_cursor* cur) { return cur ? env_of(mdb_cursor_txn(cur)) : nullptr; }
+}  // namespace
+
+LmdbEnv::~LmdbEnv() { close(); }
+
+void LmdbEnv::close() {
+  if (env_) mdb_env_close(env_);
+  env_ = nullptr;
+}
+
+void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, unsigned extra_flags) {
+  close();
+  check(mdb_env_create(&env_), "mdb_env_create");
+  try {
+    // Address space only: the file grows with the data (no MDB_WRITEMAP).
+    check(mdb_env_set_mapsize(env_, size_t{64} << 30), "mdb_env_set_mapsize");
+    check(mdb_env_set_maxdbs(env_, max_dbs), "mdb_env_set_maxdbs");
+    check(mdb_env_set_maxreaders(env_, 256), "mdb_env_set_maxreaders");
+    unsigned flags = MDB_NOTLS | MDB_NORDAHEAD | extra_flags;
+    if (read_only) flags |= MDB_RDONLY;
+    const int rc = mdb_env_open(env_, dir.c_str(), flags, 0600);
+    if (rc > 0 && is_no_space(rc))  // creating data.mdb or lock.mdb
+      throw NoSpace(no_space_message(dir, "mdb_env_open: " + std::string(mdb_strerror(rc))));
+    check(rc, ("mdb_env_open " + dir).c_str());
+  } catch (...) {
+    close();  // a handle whose open failed must only be closed
+    throw;
+  }
+  int dead = 0;
+  mdb_reader_check(env_, &dead);  // clear slots of crashed readers
+}
+
+void LmdbEnv::release_resident_pages() const {
+  // LMDB does not expose its map address (me_mapaddr is only set for MDB_FIXEDMAP): find the
+  // mapping of data.mdb by inode in /proc/self/maps.
+  int fd = -1;
+  struct stat st {};
+  if (!env_ || mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return;
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long lo = 0, hi = 0, offset = 0, inode = 0;
+    char perms[8], dev[32];
+    if (std::sscanf(line, "%lx-%lx %7s %lx %31s %lu", &lo, &hi, perms, &offset, dev, &inode) == 6 &&
+        inode == st.st_ino && offset == 0) {
+      // Only the part backed by the file can be resident.
+      const size_t len = std::min<size_t>(hi - lo, static_cast<size_t>(st.st_size));
+      ::madvise(reinterpret_cast<void*>(lo), len, MADV_DONTNEED);
+      break;
+    }
+  }
+  std::fclose(maps);
+}
+
+LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) {
+  check(mdb_txn_begin(env.get(), nullptr, read_only ? MDB_RDONLY : 0, &txn_), "mdb_txn_begin");
+}
+
+LmdbTxn::~LmdbTxn() {
+  if (txn_) mdb_txn_abort(txn_);
+}
+
+void LmdbTxn::commit() {
+  MDB_txn* t = txn_;
+  txn_ = nullptr;
+  MDB_env* env = env_of(t);
+  check_write(mdb_txn_commit(t), "mdb_txn_commit", env);
+}
+
+void LmdbTxn::abort() {
+  if (txn_) mdb_txn_abort(txn_);
+  txn_ = nullptr;
+}
+
+MDB_dbi LmdbTxn::open_db(const char* name, unsigned flags) {
+  MDB_dbi dbi;
+  check(mdb_dbi_open(txn_, name, flags, &dbi), name);
+  return dbi;
+}
+
+std::optional<std::string_view> LmdbTxn::get(MDB_dbi dbi, std::string_view key) const {
+  MDB_val k = to_val(key), v;
+  int rc = mdb_get(txn_, dbi, &k, &v);
+  if (rc == MDB_NOTFOUND) return std::nullopt;
+  check(rc, "mdb_get");
+  return from_val(v);
+}
+
+void LmdbTxn::put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags) {
+  MDB_val k = to_val(key), v = to_val(value);
+  check_write(mdb_put(txn_, dbi, &k, &v, flags), "mdb_put", env_of(txn_));  // may spill pages to disk
+}
+
+bool LmdbTxn::del(MDB_dbi dbi, std::string_view key) {
+  MDB_val k = to_val(key);
+  int rc = mdb_del(txn_, dbi, &k, nullptr);
+  if (rc == MDB_NOTFOUND) return false;
+  check(rc, "mdb_del");
+  return true;
+}
+
+LmdbCursor::LmdbCursor(const LmdbTxn& txn, MDB_dbi dbi) { check(mdb_cursor_open(txn.get(), dbi, &cur_), "mdb_cursor_open"); }
+LmdbCursor::~LmdbCursor() {
+  if (cur_) mdb_cursor_close(cur_);
+}
+
+bool LmdbCursor::move(MDB_cursor_op op) {
+  int rc = mdb_cursor_get(cur_, &k_, &v_, op);
+  if (rc == MDB_NOTFOUND) return false;
+  check(rc, "mdb_cursor_get");
+  return true;
+}
+
+bool LmdbCursor::seek(std::string_view key) {
+  k_ = to_val(key);
+  return move(MDB_SET_RANGE);
+}
+bool LmdbCursor::first() { return move(MDB_FIRST); }
+bool LmdbCursor::last() { return move(MDB_LAST); }
+bool LmdbCursor::next() { return move(MDB_NEXT); }
+bool LmdbCursor::prev() { return move(MDB_PREV); }
+void LmdbCursor::del() { check(mdb_cursor_del(cur_, 0), "mdb_cursor_del"); }
+void LmdbCursor::put(const MDB_val& key, const MDB_val& value, unsigned flags) {
+  MDB_val k = key, v = value;
+  check_write(mdb_cursor_put(cur_, &k, &v, flags), "mdb_cursor_put", env_of(cur_));
+}
+
+}  // namespace osearch

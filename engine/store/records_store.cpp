@@ -1,0 +1,310 @@
+#include "engine/store/records_store.h"
+
+#include "engine/store/codec.h"
+#include "ingest/bounded_id.h"
+
+namespace osearch {
+namespace {
+
+void put_usage(Encoder& e, const TokenUsage& u) {
+  e.i64(u.input);
+  e.i64(u.output);
+  e.i64(u.cache_creation);
+  e.i64(u.cache_read);
+}
+
+TokenUsage get_usage(Decoder& d) {
+  TokenUsage u;
+  u.input = d.i64();
+  u.output = d.i64();
+  u.cache_creation = d.i64();
+  u.cache_read = d.i64();
+  return u;
+}
+
+std::string first_line_trimmed(std::string_view s, size_t max_bytes) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  s.remove_prefix(b);
+  size_t nl = s.find('\n');
+  if (nl != std::string_view::npos) s = s.substr(0, nl);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\r' || s.back() == '\t')) s.remove_suffix(1);
+  if (s.size() > max_bytes) {
+    size_t cut = max_bytes;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
+    s = s.substr(0, cut);
+  }
+  return std::string(s);
+}
+
+}  // namespace
+
+std::string SessionRec::title() const {
+  for (const std::string* t : {&custom_title, &ai_title, &summary_title, &last_prompt, &first_prompt}) {
+    std::string line = first_line_trimmed(*t, 200);
+    if (!line.empty()) return line;
+  }
+  return {};
+}
+
+std::string SessionRec::encode() const {
+  Encoder e;
+  e.u64(2);  // record version (2 added full_id at the end)
+  for (const std::string* s : {&id, &agent, &project, &project_path, &cwd, &jsonl_path, &git_branch, &version,
+                               &custom_title, &ai_title, &summary_title, &last_prompt, &first_prompt, &away_summary,
+                               &summary_rank})
+    e.str(*s);
+  e.i64(started_at);
+  e.i64(ended_at);
+  e.u64(message_count);
+  e.u64(tool_call_count);
+  e.u64(subagent_count);
+  e.b(has_main);
+  e.b(source_deleted);
+  e.u64(models.size());
+  for (const auto& m : models) e.str(m);
+  put_usage(e, tokens);
+  e.str(full_id);
+  return e.take();
+}
+
+std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  SessionRec r;
+  const uint64_t version = d.u64();
+  for (std::string* s : {&r.id, &r.agent, &r.project, &r.project_path, &r.cwd, &r.jsonl_path, &r.git_branch,
+                         &r.version, &r.custom_title, &r.ai_title, &r.summary_title, &r.last_prompt, &r.first_prompt,
+                         &r.away_summary, &r.summary_rank})
+    *s = std::string(d.str());
+  r.started_at = d.i64();
+  r.ended_at = d.i64();
+  r.message_count = d.u64();
+  r.tool_call_count = d.u64();
+  r.subagent_count = d.u64();
+  r.has_main = d.b();
+  r.source_deleted = d.b();
+  uint64_t n = d.u64();
+  for (uint64_t i = 0; i < n && d.ok(); ++i) r.models.emplace_back(d.str());
+  r.tokens = get_usage(d);
+  if (version >= 2) r.full_id = std::string(d.str());
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
+std::string MessageRec::encode() const {
+  Encoder e;
+  e.u64(1);
+  // session_id is the key's prefix: not repeated in the value.
+  for (const std::string* s : {&uuid, &type, &parent_uuid, &logical_parent_uuid, &model, &agent_id, &cwd,
+                               &git_branch, &skill, &api_message_id})
+    e.str(*s);
+  e.i64(timestamp_ms);
+  e.u64(static_cast<uint64_t>(role));
+  e.u64(static_cast<uint64_t>(content_type));
+  e.b(is_meta);
+  e.b(is_sidechain);
+  put_usage(e, usage);
+  e.i64(turn_duration_ms);
+  e.u64(text_offset);
+  e.u64(text_len);
+  e.u64(tool_call_ids.size());
+  for (const auto& t : tool_call_ids) e.str(t);
+  return e.take();
+}
+
+std::optional<MessageRec> MessageRec::decode(std::string_view key, std::string_view bytes) {
+  Decoder d(bytes);
+  MessageRec r;
+  r.key = std::string(key);
+  r.session_id = session_of_message_key(key);
+  d.u64();
+  for (std::string* s : {&r.uuid, &r.type, &r.parent_uuid, &r.logical_parent_uuid, &r.model, &r.agent_id, &r.cwd,
+                         &r.git_branch, &r.skill, &r.api_message_id})
+    *s = std::string(d.str());
+  r.timestamp_ms = d.i64();
+  r.role = static_cast<Role>(d.u64() & 3);
+  uint64_t ct = d.u64();
+  r.content_type = ct <= static_cast<uint64_t>(ContentType::Unknown) ? static_cast<ContentType>(ct) : ContentType::Unknown;
+  r.is_meta = d.b();
+  r.is_sidechain = d.b();
+  r.usage = get_usage(d);
+  r.turn_duration_ms = d.i64();
+  r.text_offset = d.u64();
+  r.text_len = d.u64();
+  uint64_t n = d.u64();
+  for (uint64_t i = 0; i < n && d.ok(); ++i) r.tool_call_ids.emplace_back(d.str());
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
+std::string ToolCallRec::encode() const {
+  Encoder e;
+  for (const std::string* s : {&id, &session_id, &message_key, &name, &input_json, &file_path}) e.str(*s);
+  e.i64(timestamp_ms);
+  return e.take();
+}
+
+std::optional<ToolCallRec> ToolCallRec::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  ToolCallRec r;
+  for (std::string* s : {&r.id, &r.session_id, &r.message_key, &r.name, &r.input_json, &r.file_path})
+    *s = std::string(d.str());
+  r.timestamp_ms = d.i64();
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
+std::string ToolResultRec::encode() const {
+  Encoder e;
+  for (const std::string* s : {&tool_use_id, &session_id, &message_key, &file_path}) e.str(*s);
+  e.b(is_error);
+  return e.take();
+}
+
+std::optional<ToolResultRec> ToolResultRec::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  ToolResultRec r;
+  for (std::string* s : {&r.tool_use_id, &r.session_id, &r.message_key, &r.file_path}) *s = std::string(d.str());
+  r.is_error = d.b();
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
+std::string SubagentRec::encode() const {
+  Encoder e;
+  for (const std::string* s : {&agent_id, &session_id, &parent_tool_use_id, &agent_type, &description, &transcript_path})
+    e.str(*s);
+  for (int64_t v : {duration_ms, total_tokens, first_ts, last_ts}) e.i64(v);
+  e.u64(message_count);
+  return e.take();
+}
+
+std::optional<SubagentRec> SubagentRec::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  SubagentRec r;
+  for (std::string* s : {&r.agent_id, &r.session_id, &r.parent_tool_use_id, &r.agent_type, &r.description,
+                         &r.transcript_path})
+    *s = std::string(d.str());
+  for (int64_t* v : {&r.duration_ms, &r.total_tokens, &r.first_ts, &r.last_ts}) *v = d.i64();
+  r.message_count = d.u64();
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
+std::string WorkflowRec::encode() const {
+  Encoder e;
+  for (const std::string* s : {&run_id, &session_id, &task_id, &parent_tool_use_id, &name, &status, &script,
+                               &result_json, &path})
+    e.str(*s);
+  for (int64_t v : {timestamp_ms, duration_ms, total_tokens}) e.i64(v);
+  e.u64(agent_count);
+  return e.take();
+}
+
+std::optional<WorkflowRec> WorkflowRec::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  WorkflowRec r;
+  for (std::string* s : {&r.run_id, &r.session_id, &r.task_id, &r.parent_tool_use_id, &r.name, &r.status, &r.script,
+                         &r.result_json, &r.path})
+    *s = std::string(d.str());
+  for (int64_t* v : {&r.timestamp_ms, &r.duration_ms, &r.total_tokens}) *v = d.i64();
+  r.agent_count = d.u64();
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
+std::string WorkflowAgentRec::encode() const {
+  Encoder e;
+  for (const std::string* s : {&run_id, &agent_id, &session_id, &phase, &label, &model, &state, &agent_type,
+                               &description, &transcript_path})
+    e.str(*s);
+  for (int64_t v : {duration_ms, tokens, tool_calls}) e.i64(v);
+  e.u64(message_count);
+  return e.take();
+}
+
+std::optional<WorkflowAgentRec> WorkflowAgentRec::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  WorkflowAgentRec r;
+  for (std::string* s : {&r.run_id, &r.agent_id, &r.session_id, &r.phase, &r.label, &r.model, &r.state, &r.agent_type,
+                         &r.description, &r.transcript_path})
+    *s = std::string(d.str());
+  for (int64_t* v : {&r.duration_ms, &r.tokens, &r.tool_calls}) *v = d.i64();
+  r.message_count = d.u64();
+  if (!d.ok()) return std::nullopt;
+  return r;
+}
+
+std::string FileState::encode() const {
+  Encoder e;
+  e.u64(static_cast<uint64_t>(kind));
+  for (const std::string* s : {&agent, &project, &session_id, &agent_id}) e.str(*s);
+  for (uint64_t v : {dev, ino, size}) e.u64(v);
+  e.i64(mtime_ns);
+  e.u64(offset);
+  e.u64(lines);
+  e.u64(bad_lines);
+  e.b(deleted);
+  e.u64(repaired_lines);
+  e.u64(oversized_lines);
+  e.str(path);  // the key holds a bounded form of it (file_key)
+  return e.take();
+}
+
+std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string_view bytes) {
+  Decoder d(bytes);
+  FileState f;
+  f.kind = static_cast<SourceKind>(d.u64());
+  for (std::string* s : {&f.agent, &f.project, &f.session_id, &f.agent_id}) *s = std::string(d.str());
+  for (uint64_t* v : {&f.dev, &f.ino, &f.size}) *v = d.u64();
+  f.mtime_ns = d.i64();
+  f.offset = d.u64();
+  f.lines = d.u64();
+  f.bad_lines = d.u64();
+  f.deleted = d.b();
+  f.repaired_lines = d.u64();
+  f.oversized_lines = d.u64();
+  f.path = std::string(d.str());
+  if (!d.ok()) return std::nullopt;
+  return f;
+}
+
+std::string message_key(std::string_view session_id, int64_t ts_ms, uint32_t tag, uint64_t line_offset) {
+  std::string k = bounded_id(session_id);
+  k.push_back('\0');
+  put_be64(k, sortable_i64(ts_ms));
+  put_be32(k, tag);
+  put_be64(k, line_offset);
+  return k;
+}
+
+std::string session_of_message_key(std::string_view key) {
+  size_t z = key.find('\0');
+  return std::string(key.substr(0, z));
+}
+
+int64_t timestamp_of_message_key(std::string_view key) {
+  size_t z = key.find('\0');
+  if (z == std::string_view::npos || key.size() < z + 9) return 0;
+  return unsortable_i64(get_be64(key, z + 1));
+}
+
+std::string pair_key(std::string_view a, std::string_view b) {
+  std::string k = bounded_id(a);
+  k.push_back('\0');
+  k.append(bounded_id(b));
+  return k;
+}
+
+std::string file_key(std::string_view path) { return bounded_id(path); }
+
+uint32_t file_tag(std::string_view path) {
+  uint32_t h = 2166136261u;  // FNV-1a: stable across runs and machines
+  for (unsigned char c : path) {
+    h ^= c;
+    h *= 16777619u;
+  }
+  return h;
+}
+
+}  // namespace osearch

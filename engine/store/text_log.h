@@ -1,0 +1,96 @@
+// The text log: every message's full decoded text, appended once, in one contiguous file so a
+// content scan streams through it with a single Hyperscan call (mmap'd). Entry layout:
+//   [u32 key_len][key bytes][u8 flags][u32 text_len][text bytes]
+// The flags (hidden, role, content type) and the key (session id, time) let a content scan filter
+// and group its candidates without reading LMDB.
+// `text.idx` holds the u64 start offset of every entry, in order, so a match offset maps back to
+// its entry by binary search. LMDB's meta records how many bytes of each file are committed; the
+// writer truncates any uncommitted tail on open (kill -9 safety), readers never look past it.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace osearch {
+
+// Entry flags: bit 0 hidden by default (meta/command), bits 1-2 role, bits 3-5 content type.
+inline uint8_t entry_flags(bool hidden, unsigned role, unsigned content_type) {
+  return static_cast<uint8_t>((hidden ? 1u : 0u) | ((role & 3u) << 1) | ((content_type & 7u) << 3));
+}
+
+struct TextEntry {
+  uint64_t start = 0;
+  std::string_view key;
+  uint8_t flags = 0;
+  bool hidden() const { return flags & 1u; }
+  unsigned role() const { return (flags >> 1) & 3u; }
+  unsigned content_type() const { return (flags >> 3) & 7u; }
+  std::string_view text;
+  uint64_t text_offset = 0;  // file offset of text[0]
+};
+
+// "" when the committed sizes describe the files: text.idx's first entry at 0 and its last inside
+// text.log, and that last entry ending exactly at the committed size. Otherwise "<file>: <what>".
+// Reads three small headers (pread), so every open can afford it.
+std::string text_log_tail_problem(int log_fd, int idx_fd, uint64_t committed_bytes, uint64_t committed_entries);
+
+class MappedFile {
+ public:
+  MappedFile() = default;
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  void map(int fd, uint64_t length);  // the first `length` bytes, which the caller checked exist
+  std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+
+ private:
+  void* data_ = nullptr;
+  size_t size_ = 0;
+};
+
+class TextLogWriter {
+ public:
+  TextLogWriter() = default;
+  ~TextLogWriter();
+  TextLogWriter(const TextLogWriter&) = delete;
+  TextLogWriter& operator=(const TextLogWriter&) = delete;
+  // Opens <dir>/<name>.log and .idx (`name` comes from LMDB meta, engine/index/index_parts.h), creating
+  // them while nothing is committed, and cuts them to the committed sizes. Throws IndexDamaged when
+  // either is a link, missing, shorter than committed, or its last entry does not end at the
+  // committed size: extending a short log would lose entries silently.
+  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+            const std::string& name = "text");
+  // Appends an entry (buffered); returns its start offset.
+  uint64_t append(std::string_view key, uint8_t flags, std::string_view text);
+  // Writes buffered bytes and fdatasyncs both files; returns {bytes, entries} now durable.
+  void sync();
+  uint64_t bytes() const { return bytes_; }
+  uint64_t entries() const { return entries_; }
+
+ private:
+  void flush_buffers();
+  int log_fd_ = -1, idx_fd_ = -1;
+  std::string log_path_, idx_path_;
+  uint64_t bytes_ = 0, entries_ = 0;
+  std::string log_buf_, idx_buf_;
+};
+
+class TextLogReader {
+ public:
+  // Maps the committed bytes of both files; throws IndexDamaged as TextLogWriter::open does.
+  void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
+            const std::string& name = "text");
+  std::string_view data() const { return log_.bytes(); }
+  std::span<const uint64_t> starts() const;
+  // The entry holding file offset `at` (nullopt if out of range or malformed).
+  bool entry_containing(uint64_t at, TextEntry& out) const;
+  bool entry_at(uint64_t start, TextEntry& out) const;
+  std::string_view text(uint64_t start, uint64_t len) const;  // text span recorded in a MessageRec
+
+ private:
+  MappedFile log_, idx_;
+};
+
+}  // namespace osearch
