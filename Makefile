@@ -5,6 +5,12 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS       ?= $(shell nproc)
 PREFIX     ?= /usr/local
+# ccache (installed by install-deps.sh) makes rebuilds, and the three builds of `make test`, cheap.
+# Paths are hashed relative to the checkout, so two clones or worktrees share their objects.
+CCACHE     := $(shell command -v ccache 2>/dev/null)
+LAUNCHER   := $(if $(CCACHE),-DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+export CCACHE_BASEDIR ?= $(CURDIR)
+export CCACHE_NOHASHDIR ?= 1
 
 .PHONY: all deps build demo test test-asan fuzz test-fuzz bench install clean
 
@@ -14,7 +20,7 @@ deps:
 	@bash scripts/install-deps.sh
 
 $(BUILD)/CMakeCache.txt:
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(LAUNCHER)
 
 build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
@@ -30,7 +36,7 @@ test: build
 # Sanitizer build of the unit and integration tests (ASan + UBSan).
 test-asan: deps
 	@if [ "$${OSEARCH_SKIP_ASAN:-0}" = 1 ]; then echo "test-asan: skipped (OSEARCH_SKIP_ASAN=1)"; exit 0; fi; \
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DOSEARCH_SANITIZE=ON -DOSEARCH_BENCH=OFF >/dev/null && \
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DOSEARCH_SANITIZE=ON -DOSEARCH_BENCH=OFF $(LAUNCHER) >/dev/null && \
 	cmake --build $(ASAN_BUILD) -j $(JOBS) && \
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j $(JOBS)
 
