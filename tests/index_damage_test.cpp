@@ -91,10 +91,11 @@ struct CleanIndex {
     if (shard.empty()) shard = only_entry(idx, "part-");
     answers = query(idx);
   }
-  RunResult run(std::vector<std::string> args, const std::string& index, bool refresh = true) const {
+  RunResult run(std::vector<std::string> args, const std::string& index, bool refresh = true,
+                const RunOptions& options = {}) const {
     args.insert(args.end(), {"--index", index, "--source", "claude=" + src, "--format", "json"});
     if (!refresh) args.push_back("--no-refresh");
-    return run_osearch(args);
+    return run_osearch(args, "", options);
   }
   Answers query(const std::string& index) const {
     Answers a;
@@ -216,6 +217,17 @@ TEST_CASE("damage: every damaged part is named by every command and by check, an
   }
 }
 
+// LMDB (not instrumented) trusts its pages: garbage can make it copy from past the end of the map,
+// which the binary's fault guard turns into index-damaged. Under ASan, its memcpy interceptor and
+// signal handlers would report that first; the children of this test run as the released binary
+// does, with those off (no effect on a build without ASan).
+static RunOptions as_released() {
+  RunOptions o;
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  o.env["ASAN_OPTIONS"] = std::string(asan ? asan : "") + ":replace_intrin=0:handle_segv=0:handle_sigbus=0";
+  return o;
+}
+
 TEST_CASE("damage: random bytes in the middle of data.mdb are an error or a sound answer, never a signal", "[hardening][damage]") {
   CleanIndex& c = clean();
   TempDir t{"damaged"};
@@ -232,14 +244,14 @@ TEST_CASE("damage: random bytes in the middle of data.mdb are an error or a soun
     overwrite(data, page * 4096, random_bytes(4096, static_cast<unsigned>(page)));
     for (bool refresh : {false, true})
       for (const auto& cmd : std::vector<std::vector<std::string>>{{"keyword", "error"}, {"list"}, {"status"}}) {
-        RunResult r = c.run(cmd, idx, refresh);
+        RunResult r = c.run(cmd, idx, refresh, as_released());
         INFO("page " << page << ": " << cmd[0] << (refresh ? "" : " --no-refresh") << "\nstdout: " << r.out.substr(0, 500)
                      << "\nstderr: " << r.err);
         CHECK(r.term_signal == 0);
         CHECK((r.exit_code == 0 || r.exit_code == 1));
         if (r.exit_code == 1) CHECK(r.err.find("\"kind\":\"index-damaged\"") != std::string::npos);
       }
-    RunResult chk = c.run({"check"}, idx, false);
+    RunResult chk = c.run({"check"}, idx, false, as_released());
     INFO("page " << page << ": check\n" << chk.out);
     CHECK(chk.term_signal == 0);
     CHECK((chk.exit_code == 0 || chk.exit_code == 1));

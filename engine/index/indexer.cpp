@@ -11,6 +11,7 @@
 
 #include "engine/store/codec.h"
 #include "engine/store/errors.h"
+#include "engine/store/index_damage.h"
 #include "engine/index/index_parts.h"
 #include "engine/index/rebuild.h"
 #include "engine/index/salvage.h"
@@ -254,8 +255,13 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     LmdbCursor ep(r, db.epochs);
     for (bool ok = ep.first(); ok; ok = ep.next()) epochs.emplace(ep.key(), get_be32(ep.value()));
     LmdbCursor cur(r, db.files);
-    for (bool ok = cur.first(); ok; ok = cur.next())
-      if (auto st = FileState::decode(cur.key(), cur.value())) states.emplace(st->path, std::move(*st));
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      // A state that does not decode is a damaged page: writing into those B-trees could follow
+      // garbage (LMDB trusts its pages), and re-reading the file as new would hide the damage.
+      auto st = FileState::decode(cur.key(), cur.value());
+      if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
+      states.emplace(st->path, std::move(*st));
+    }
   }
   XapianLayout& layout = parts.layout;
   TextLogWriter log;
