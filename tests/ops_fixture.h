@@ -4,11 +4,24 @@
 #pragma once
 
 #include <sched.h>
+#include <simdjson.h>
 #include <sys/mount.h>
 
 #include "tests/index_fixture.h"
 
 namespace {
+
+// The kind of the {"error":{"kind":…}} object on the first line of stderr.
+inline std::string error_kind(const std::string& err) {
+  simdjson::dom::parser parser;
+  simdjson::dom::element j;
+  std::string_view kind;
+  const std::string line = err.substr(0, err.find('\n'));
+  if (parser.parse(simdjson::padded_string(line)).get(j) != simdjson::SUCCESS ||
+      j["error"]["kind"].get(kind) != simdjson::SUCCESS)
+    return "(not a JSON error: " + err + ")";
+  return std::string(kind);
+}
 
 // ---------------------------------------------------------------------------------------------
 // Permissions that bite: CI runs the tests as root, whom chmod does not stop. There the CLI runs

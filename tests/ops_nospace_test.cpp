@@ -9,17 +9,6 @@
 
 namespace {
 
-std::string error_kind(const std::string& err) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element j;
-  std::string_view kind;
-  const std::string line = err.substr(0, err.find('\n'));
-  if (parser.parse(simdjson::padded_string(line)).get(j) != simdjson::SUCCESS ||
-      j["error"]["kind"].get(kind) != simdjson::SUCCESS)
-    return "(not a JSON error)";
-  return std::string(kind);
-}
-
 uint64_t free_bytes(const std::string& path) {
   struct statvfs st {};
   REQUIRE(::statvfs(path.c_str(), &st) == 0);

@@ -28,17 +28,6 @@ Answer answer(const RunResult& r) {
   return a;
 }
 
-std::string error_kind(const std::string& err) {
-  simdjson::dom::parser parser;
-  simdjson::dom::element j;
-  std::string_view kind;
-  const std::string line = err.substr(0, err.find('\n'));
-  if (parser.parse(simdjson::padded_string(line)).get(j) != simdjson::SUCCESS ||
-      j["error"]["kind"].get(kind) != simdjson::SUCCESS)
-    return "(not a JSON error: " + err + ")";
-  return std::string(kind);
-}
-
 // Every file under `dir` with its size and mtime: a read-only index must stay exactly as it is.
 std::vector<std::string> snapshot(const std::string& dir) {
   std::vector<std::string> out;

@@ -59,27 +59,33 @@ void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, uns
   mdb_reader_check(env_, &dead);  // clear slots of crashed readers
 }
 
-void LmdbEnv::release_resident_pages() const {
+LmdbEnv::MapRange LmdbEnv::map_range() const {
   // LMDB does not expose its map address (me_mapaddr is only set for MDB_FIXEDMAP): find the
   // mapping of data.mdb by inode in /proc/self/maps.
+  MapRange range;
   int fd = -1;
   struct stat st {};
-  if (!env_ || mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return;
+  if (!env_ || mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return range;
   std::FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (!maps) return;
+  if (!maps) return range;
   char line[512];
   while (std::fgets(line, sizeof line, maps)) {
     unsigned long lo = 0, hi = 0, offset = 0, inode = 0;
     char perms[8], dev[32];
     if (std::sscanf(line, "%lx-%lx %7s %lx %31s %lu", &lo, &hi, perms, &offset, dev, &inode) == 6 &&
         inode == st.st_ino && offset == 0) {
-      // Only the part backed by the file can be resident.
-      const size_t len = std::min<size_t>(hi - lo, static_cast<size_t>(st.st_size));
-      ::madvise(reinterpret_cast<void*>(lo), len, MADV_DONTNEED);
+      range = {reinterpret_cast<void*>(lo), hi - lo, static_cast<size_t>(st.st_size)};
       break;
     }
   }
   std::fclose(maps);
+  return range;
+}
+
+void LmdbEnv::release_resident_pages() const {
+  const MapRange m = map_range();
+  // Only the part backed by the file can be resident.
+  if (m.start) ::madvise(m.start, std::min(m.length, m.file_bytes), MADV_DONTNEED);
 }
 
 LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) {

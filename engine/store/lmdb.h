@@ -33,6 +33,13 @@ class LmdbEnv {
   // every page as it copies them on write, so without this its RSS grows with the database; the
   // pages stay in the page cache and fault back in on the next access.
   void release_resident_pages() const;
+  // Where data.mdb is mapped in this process (start null when it is not found).
+  struct MapRange {
+    void* start = nullptr;
+    size_t length = 0;      // the whole map (LMDB maps its map size, beyond the file)
+    size_t file_bytes = 0;  // data.mdb's size when looked up
+  };
+  MapRange map_range() const;
 
  private:
   MDB_env* env_ = nullptr;

@@ -84,25 +84,9 @@ void remove_stale_envs(const std::string& dir, const std::string& keep) {
   }
 }
 
-// Finds the env's map of data.mdb by inode in /proc/self/maps (LMDB does not expose its address)
-// and registers it with the fault guard (index_damage.h).
+// Registers the env's map of data.mdb with the fault guard (index_damage.h).
 void register_env_map(const LmdbEnv& env) {
-  int fd = -1;
-  struct stat st{};
-  if (!env.get() || mdb_env_get_fd(env.get(), &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return;
-  std::FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (!maps) return;
-  char line[512];
-  while (std::fgets(line, sizeof line, maps)) {
-    unsigned long lo = 0, hi = 0, offset = 0, inode = 0;
-    char perms[8], dev[32];
-    if (std::sscanf(line, "%lx-%lx %7s %lx %31s %lu", &lo, &hi, perms, &offset, dev, &inode) == 6 && inode == st.st_ino &&
-        offset == 0) {
-      register_index_map(reinterpret_cast<const void*>(lo), hi - lo);
-      break;
-    }
-  }
-  std::fclose(maps);
+  if (const LmdbEnv::MapRange m = env.map_range(); m.start) register_index_map(m.start, m.length);
 }
 
 }  // namespace
