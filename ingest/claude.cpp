@@ -28,7 +28,9 @@ int64_t int_field(element e, std::string_view key) {
   uint64_t u;
   if (v.get_uint64().get(u) == simdjson::SUCCESS) return static_cast<int64_t>(u);
   double d;
-  if (v.get_double().get(d) == simdjson::SUCCESS) return static_cast<int64_t>(d);
+  // A double outside int64's range (1e80, NaN cannot occur in JSON) would be undefined to cast:
+  // such a value is no real duration or count, so it reads as unknown.
+  if (v.get_double().get(d) == simdjson::SUCCESS && d > -9.2e18 && d < 9.2e18) return static_cast<int64_t>(d);
   return 0;
 }
 

@@ -262,3 +262,20 @@ TEST_CASE("claude: tool_use blocks become ToolCalls with id and name and input J
     CHECK(found);
   }
 }
+
+// Found by the claude_line fuzz target: durationMs 1.5e80 was cast to int64_t (undefined).
+TEST_CASE("claude: a number outside int64's range reads as unknown, never a cast", "[claude][hardening][fuzz]") {
+  JsonlReader reader;
+  std::vector<int64_t> durations;
+  JsonlReadResult res =
+      reader.read(std::string(OSEARCH_TEST_DATA) + "/fuzz-regressions/claude_line-huge-duration.jsonl", 0,
+                  [&](simdjson::dom::element obj, uint64_t) {
+                    LineRecords rec;
+                    parse_claude_object(obj, rec);
+                    for (const auto& f : rec.facts)
+                      if (f.kind == SessionFact::Kind::TurnDuration) durations.push_back(f.value);
+                  });
+  REQUIRE(res.ok);
+  REQUIRE(durations.size() == 1);
+  CHECK(durations[0] == 0);
+}
