@@ -40,7 +40,7 @@ for t in $targets; do
   case "$t" in jsonl_reader|claude_line) dict=(-dict="$src/fuzz/json.dict") ;; esac
   echo "fuzz: $t for ${seconds}s"
   if ! "$build/fuzz/fuzz_$t" "$build/fuzz-corpus/$t" "$build/fuzz-seeds/$t" "${dict[@]}" \
-      -max_total_time="$seconds" -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
+      -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
       -artifact_prefix="$build/fuzz-artifacts/$t-" -print_final_stats=1 >"$build/fuzz-$t.log" 2>&1; then
     tail -n 60 "$build/fuzz-$t.log" >&2
     echo "fuzz: $t FAILED (log $build/fuzz-$t.log, input in $build/fuzz-artifacts/)" >&2
