@@ -9,7 +9,6 @@
 #include <xapian.h>
 
 #include "cli/commands.h"
-#include "cli/json_writer.h"
 #include "cli/verbatim_args.h"
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
@@ -71,19 +70,10 @@ void report_lmdb_damage(const IndexDamaged& e) { report_error(g_error_context, "
 
 // The line the SIGBUS guard writes (composed ahead: a signal handler cannot format).
 std::string fault_error_line(const Context& ctx) {
-  const std::string message =
-      IndexDamaged("index", "reading a mapped file faulted past its end (data.mdb is damaged, or a file was cut while in use)")
-          .what();
-  if (ctx.format == Format::Text) return "osearch: " + message;
-  JsonWriter w;
-  w.begin_object();
-  w.key("error");
-  w.begin_object();
-  w.key("kind"); w.value("index-damaged");
-  w.key("message"); w.value(message);
-  w.end_object();
-  w.end_object();
-  return w.str();
+  return error_line(&ctx, "index-damaged",
+                    IndexDamaged("index", "reading a mapped file faulted past its end (data.mdb is damaged, or a "
+                                          "file was cut while in use)")
+                        .what());
 }
 
 }  // namespace

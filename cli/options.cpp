@@ -101,22 +101,23 @@ Context resolve_context(const GlobalOptions& o) {
   return c;
 }
 
+std::string error_line(const Context* ctx, const std::string& kind, const std::string& message) {
+  if (!ctx || ctx->format == Format::Text) return "osearch: " + terminal_safe(message, LineBreaks::Visible);
+  JsonWriter w;
+  w.begin_object();
+  w.key("error");
+  w.begin_object();
+  w.key("kind");
+  w.value(kind);
+  w.key("message");
+  w.value(message);
+  w.end_object();
+  w.end_object();
+  return w.str();
+}
+
 void report_error(const Context* ctx, const std::string& kind, const std::string& message) {
-  if (ctx && ctx->format != Format::Text) {
-    JsonWriter w;
-    w.begin_object();
-    w.key("error");
-    w.begin_object();
-    w.key("kind");
-    w.value(kind);
-    w.key("message");
-    w.value(message);
-    w.end_object();
-    w.end_object();
-    std::fprintf(stderr, "%s\n", w.str().c_str());
-  } else {
-    std::fprintf(stderr, "osearch: %s\n", terminal_safe(message, LineBreaks::Visible).c_str());
-  }
+  std::fprintf(stderr, "%s\n", error_line(ctx, kind, message).c_str());
 }
 
 }  // namespace osearch

@@ -38,5 +38,7 @@ Context resolve_context(const GlobalOptions& options);
 
 // Prints an error the way SPEC §5 asks: text on stderr, plus {"error":{…}} with --format json.
 void report_error(const Context* ctx, const std::string& kind, const std::string& message);
+// The line report_error writes (without its newline).
+std::string error_line(const Context* ctx, const std::string& kind, const std::string& message);
 
 }  // namespace osearch
