@@ -105,10 +105,7 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     delete_prefix(txn, db.session_files, pfx, [&](std::string_view, std::string_view path) { paths.emplace(path); });
     if (auto v = txn.get(db.sessions, sid)) {
       if (auto rec = SessionRec::decode(*v)) {
-        std::string k;
-        put_be64(k, sortable_i64(rec->ended_at));
-        k.append(sid);
-        txn.del(db.sess_by_time, k);
+        txn.del(db.sess_by_time, session_time_key(rec->ended_at, sid));
         txn.del(db.sess_by_project, pair_key(rec->project, sid));
       }
       txn.del(db.sessions, sid);

@@ -9,13 +9,6 @@
 namespace osearch {
 namespace {
 
-std::string sess_time_key(int64_t ended_at, std::string_view sid) {
-  std::string k;
-  put_be64(k, sortable_i64(ended_at));
-  k.append(sid);
-  return k;
-}
-
 // Above this much text a batch is split over two shard writers.
 constexpr size_t kParallelShardBytes = 4u << 20;
 
@@ -206,8 +199,8 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
   }
   for (auto& [id, ts] : sessions_) {
     if (ts.rec.message_count == 0) continue;  // a transcript with no messages is not a session
-    if (ts.exists_in_store) txn.del(db.sess_by_time, sess_time_key(ts.committed_ended_at, id));
-    txn.put(db.sess_by_time, sess_time_key(ts.rec.ended_at, id), "");
+    if (ts.exists_in_store) txn.del(db.sess_by_time, session_time_key(ts.committed_ended_at, id));
+    txn.put(db.sess_by_time, session_time_key(ts.rec.ended_at, id), "");
     txn.put(db.sess_by_project, pair_key(ts.rec.project, id), "");
     txn.put(db.sessions, id, ts.rec.encode());
   }

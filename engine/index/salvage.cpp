@@ -237,10 +237,7 @@ class ChildSalvage {
 
   static void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSession& s) {
     w.put(db.sessions, s.id, s.rec_bytes);
-    std::string tk;
-    put_be64(tk, sortable_i64(s.rec.ended_at));
-    tk.append(s.id);
-    w.put(db.sess_by_time, tk, "");
+    w.put(db.sess_by_time, session_time_key(s.rec.ended_at, s.id), "");
     w.put(db.sess_by_project, pair_key(s.rec.project, s.id), "");
     for (auto& [m, text] : s.messages) {
       const uint8_t flags = entry_flags(m.hidden_by_default(), static_cast<unsigned>(m.role),

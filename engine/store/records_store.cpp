@@ -298,6 +298,13 @@ std::string pair_key(std::string_view a, std::string_view b) {
 
 std::string file_key(std::string_view path) { return bounded_id(path); }
 
+std::string session_time_key(int64_t ended_at, std::string_view sid) {
+  std::string k;
+  put_be64(k, sortable_i64(ended_at));
+  k.append(sid);
+  return k;
+}
+
 uint32_t file_tag(std::string_view path) {
   uint32_t h = 2166136261u;  // FNV-1a: stable across runs and machines
   for (unsigned char c : path) {

@@ -122,6 +122,7 @@ int64_t timestamp_of_message_key(std::string_view key);
 // a bounded part keeps the full value in its value (FileState::path, session_files' value).
 std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 bounded(b)
 std::string file_key(std::string_view path);                   // key of `files`
+std::string session_time_key(int64_t ended_at, std::string_view sid);  // key of `sess_by_time`
 uint32_t file_tag(std::string_view path);
 
 }  // namespace osearch
