@@ -41,21 +41,9 @@ std::string tool_result_line(const std::string& sid, const std::string& uuid, co
          R"(","content":")" + output + R"("}]},"uuid":")" + uuid + R"(","timestamp":"2026-03-01T10:00:02.000Z"})" + "\n";
 }
 
-struct Tree {
-  TempDir tmp{"hard-ingest"};
-  std::string src = tmp / "claude";
-  std::string idx = tmp / "index";
-
-  RunResult run(std::vector<std::string> args, const std::string& format = "json") const {
-    args.insert(args.end(), {"--index", idx, "--source", "claude=" + src, "--format", format});
-    return run_osearch(args);
-  }
-  Json json(const std::vector<std::string>& args) const {
-    RunResult r = run(args);
-    INFO("args: " << Catch::Detail::stringify(args) << "\nstderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    return parse(r.out);
-  }
+// An empty source tree and its index (cli_fixture.h's Cli; each test indexes when it is ready).
+struct Tree : Cli {
+  Tree() : Cli({}, false) {}
   size_t sessions_found(const std::vector<std::string>& args) const { return json(args)["results"].a.size(); }
 };
 
