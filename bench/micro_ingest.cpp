@@ -48,7 +48,7 @@ const std::string& corpus_text() {
     reader.parse_buffer(padded.data(), corpus_bytes().size(), true, 0,
                         [&](simdjson::dom::element obj, uint64_t) {
                           osearch::LineRecords rec;
-                          if (osearch::parse_claude_object(obj, rec) && rec.is_message) out += rec.message.text + "\n";
+                          if (osearch::parse_claude_object(obj, rec) && !rec.messages.empty()) out += rec.messages.at(0).text + "\n";
                         },
                         r);
     return out;
@@ -66,7 +66,7 @@ void BM_ParseClaudeLines(benchmark::State& state) {
     reader.parse_buffer(padded.data(), bytes.size(), true, 0,
                         [&](simdjson::dom::element obj, uint64_t) {
                           osearch::LineRecords rec;
-                          if (osearch::parse_claude_object(obj, rec) && rec.is_message) ++messages;
+                          if (osearch::parse_claude_object(obj, rec) && !rec.messages.empty()) ++messages;
                         },
                         r);
     benchmark::DoNotOptimize(messages);

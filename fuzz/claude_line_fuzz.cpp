@@ -42,7 +42,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   reader.parse_buffer(buf.data(), size, true, 0,
                       [](simdjson::dom::element obj, uint64_t) {
                         osearch::LineRecords rec;
-                        if (osearch::parse_claude_object(obj, rec) && rec.is_message) check_message(rec.message);
+                        if (osearch::parse_claude_object(obj, rec)) for (const auto& m : rec.messages) check_message(m);
                         for (const auto& f : rec.facts) require(valid_utf8(f.text), "fact text is not valid UTF-8");
                       },
                       result);

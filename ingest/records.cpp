@@ -34,9 +34,8 @@ bool parse_content_type(std::string_view s, ContentType& out) {
 size_t approx_bytes(const LineRecords& rec) {
   constexpr size_t kRecordOverhead = 256;
   size_t n = kRecordOverhead;
-  if (rec.is_message) {
-    const Message& m = rec.message;
-    n += m.text.size();
+  for (const Message& m : rec.messages) {
+    n += kRecordOverhead + m.text.size();
     for (const auto& c : m.tool_calls) n += kRecordOverhead + c.input_json.size() + c.file_path.size();
     n += m.tool_results.size() * kRecordOverhead;
   }

@@ -85,22 +85,35 @@ struct WorkflowRun {
   std::vector<WorkflowAgent> agents;
 };
 
-// Session-level facts that are not messages.
+// Session-level facts that are not messages. For each kind but TurnDuration and Usage the last
+// one written wins.
 struct SessionFact {
-  enum class Kind : uint8_t { CustomTitle, AiTitle, Summary, LastPrompt, TurnDuration, AwaySummary };
+  enum class Kind : uint8_t {
+    CustomTitle,   // a title the user set (Claude custom-title, omp title slot, pi session_info, Codex thread name)
+    AiTitle,       // a generated title (Claude ai-title, omp title_change / header title)
+    Summary,       // Claude `summary` line: titles the session whose message `ref_uuid` is its leaf
+    LastPrompt,
+    TurnDuration,
+    AwaySummary,   // the session's recap: Claude's away summary, the latest compaction/branch summary
+    Usage,         // tokens not carried by a message (Codex token_count): `usage`, model in `text`
+  };
   Kind kind;
-  std::string text;       // title / summary / prompt
+  std::string text;       // title / summary / prompt / model (Usage)
   std::string ref_uuid;   // leafUuid for Summary, parentUuid for TurnDuration
   int64_t value = 0;      // durationMs for TurnDuration
+  TokenUsage usage;       // Usage
 };
 
-// What one JSONL line yielded.
+// What one JSONL line yielded: an omp/pi/Codex entry may hold several messages (thinking, text and
+// tool calls of one assistant turn are separate messages, as they are separate lines in Claude).
 struct LineRecords {
-  bool is_message = false;
-  Message message;
+  std::vector<Message> messages;
   std::vector<SessionFact> facts;
-  std::string session_id_field;  // the line's sessionId (root agent files attach by it), bounded
-  std::string session_id_full;   // the sessionId as written, when bounding changed it (else empty)
+  // The session this line names: Claude's sessionId (root agent files attach by it), the omp/pi
+  // header id, Codex's session_meta id, a session index line's id. Bounded. Which line decides a
+  // file's session is the engine's rule (see SourceFile::session_from_lines).
+  std::string session_id_field;
+  std::string session_id_full;   // the id as written, when bounding changed it (else empty)
 };
 
 // What a line's records cost in memory until they are written, roughly: their texts plus a fixed

@@ -49,12 +49,12 @@ TEST_CASE("claude adapter: over-long ids come out bounded", "[hardening][ingest]
   REQUIRE(parse_claude_object(doc, rec));
   const std::string want = bounded_id(long_id);
   CHECK(rec.session_id_field == want);
-  CHECK(rec.message.uuid == want);
-  CHECK(rec.message.parent_uuid == want);
-  CHECK(rec.message.agent_id == want);
-  CHECK(rec.message.api_message_id == want);
-  REQUIRE(rec.message.tool_calls.size() == 1);
-  CHECK(rec.message.tool_calls[0].id == want);
+  CHECK(rec.messages.at(0).uuid == want);
+  CHECK(rec.messages.at(0).parent_uuid == want);
+  CHECK(rec.messages.at(0).agent_id == want);
+  CHECK(rec.messages.at(0).api_message_id == want);
+  REQUIRE(rec.messages.at(0).tool_calls.size() == 1);
+  CHECK(rec.messages.at(0).tool_calls[0].id == want);
   LineRecords summary;
   REQUIRE(parser.parse(R"({"type":"summary","summary":"T","leafUuid":")" + long_id + "\"}").get(doc) == simdjson::SUCCESS);
   parse_claude_object(doc, summary);
@@ -76,9 +76,9 @@ TEST_CASE("claude adapter: a repaired line keeps its message and tool calls", "[
   CHECK(res.repaired_lines == 1);
   CHECK(res.bad_lines == 0);
   REQUIRE(kept);
-  CHECK(rec.message.text.find("bad \xEF\xBF\xBD and \xEF\xBF\xBD here") != std::string::npos);
-  REQUIRE(rec.message.tool_calls.size() == 1);
-  CHECK(rec.message.tool_calls[0].input_json.find("\"1e999\"") != std::string::npos);
+  CHECK(rec.messages.at(0).text.find("bad \xEF\xBF\xBD and \xEF\xBF\xBD here") != std::string::npos);
+  REQUIRE(rec.messages.at(0).tool_calls.size() == 1);
+  CHECK(rec.messages.at(0).tool_calls[0].input_json.find("\"1e999\"") != std::string::npos);
 }
 
 TEST_CASE("SessionRec keeps a long session id as written; version-1 records still decode", "[hardening][ingest][keys]") {

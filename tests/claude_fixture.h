@@ -45,12 +45,12 @@ std::vector<Parsed> parse_file(const std::string& rel) {
 
 const Parsed& by_uuid(const std::vector<Parsed>& ps, const std::string& uuid) {
   for (const auto& p : ps)
-    if (p.rec.is_message && p.rec.message.uuid == uuid) return p;
+    if (!p.rec.messages.empty() && p.rec.messages.at(0).uuid == uuid) return p;
   FAIL("no message with uuid " << uuid);
   throw std::logic_error("unreachable");
 }
 
-const Message& msg(const std::vector<Parsed>& ps, const std::string& uuid) { return by_uuid(ps, uuid).rec.message; }
+const Message& msg(const std::vector<Parsed>& ps, const std::string& uuid) { return by_uuid(ps, uuid).rec.messages.at(0); }
 
 // Parses one JSON object given inline.
 struct One {

@@ -41,8 +41,8 @@ TEST_CASE("claude: roles of user prompt and assistant lines and tool_result line
 
   // No user/assistant line of the file is ever classified as a tool result unless it holds one.
   for (const auto& p : ps) {
-    if (!p.rec.is_message) continue;
-    const Message& m = p.rec.message;
+    if (!!p.rec.messages.empty()) continue;
+    const Message& m = p.rec.messages.at(0);
     INFO(m.uuid);
     CHECK((m.role == Role::Tool) == !m.tool_results.empty());
     if (m.type == "assistant") CHECK(m.role == Role::Assistant);
@@ -72,28 +72,28 @@ TEST_CASE("claude: meta classification of isMeta and caveats and reminders and n
   SECTION("caveat without tags (2.0.74): meta by flag, and by text alone") {
     auto ps = parse_file(kClear);
     const Parsed& p = by_uuid(ps, "9404845c-0ed5-4b24-976b-b4c261010c48");
-    CHECK(p.rec.message.is_meta);
+    CHECK(p.rec.messages.at(0).is_meta);
     REQUIRE(p.raw.find("\"isMeta\":true,") != std::string::npos);
     One stripped = parse_one(erase_all(p.raw, "\"isMeta\":true,"));
     REQUIRE(stripped.kept);
-    CHECK(stripped.rec.message.is_meta);
-    CHECK(stripped.rec.message.role == Role::User);
+    CHECK(stripped.rec.messages.at(0).is_meta);
+    CHECK(stripped.rec.messages.at(0).role == Role::User);
   }
 
   SECTION("caveat with <local-command-caveat> tags (2.1.29)") {
     auto ps = parse_file(kCaveat);
     const Parsed& p = by_uuid(ps, "fd5db652-2aab-4fc9-ad56-9f14aca58e1a");
-    CHECK(p.rec.message.is_meta);
+    CHECK(p.rec.messages.at(0).is_meta);
     One stripped = parse_one(erase_all(p.raw, "\"isMeta\":true,"));
     REQUIRE(stripped.kept);
-    CHECK(stripped.rec.message.is_meta);
+    CHECK(stripped.rec.messages.at(0).is_meta);
   }
 
   SECTION("<local-command-stdout> without any isMeta flag (real)") {
     auto ps = parse_file(kClear);
     const Parsed& p = by_uuid(ps, "e8e28ecc-d6c5-431d-9476-b173b0540bda");
     CHECK(p.raw.find("isMeta") == std::string::npos);
-    CHECK(p.rec.message.is_meta);
+    CHECK(p.rec.messages.at(0).is_meta);
     auto compact = parse_file(kCompact);
     CHECK(msg(compact, "4dfab873-c508-4f36-b9e2-71c1e7c416f7").is_meta);  // <local-command-stdout>Bye!
   }
@@ -101,11 +101,11 @@ TEST_CASE("claude: meta classification of isMeta and caveats and reminders and n
   SECTION("<system-reminder> hook text in a user line") {
     auto ps = parse_file(kHookAgent);
     const Parsed& p = by_uuid(ps, "04690b45-7d5f-4fe9-adcf-5ca3d8d26207");
-    CHECK(p.rec.message.is_meta);
-    CHECK(p.rec.message.role == Role::User);
+    CHECK(p.rec.messages.at(0).is_meta);
+    CHECK(p.rec.messages.at(0).role == Role::User);
     One stripped = parse_one(erase_all(p.raw, ",\"isMeta\":true"));
     REQUIRE(stripped.kept);
-    CHECK(stripped.rec.message.is_meta);
+    CHECK(stripped.rec.messages.at(0).is_meta);
   }
 
   SECTION("<task-notification> (synthetic fixture)") {
@@ -156,14 +156,14 @@ TEST_CASE("claude: slash command envelopes are ContentType::Command", "[claude]"
   One blocks = parse_one(
       R"({"type":"user","uuid":"u-cmd","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":[{"type":"text","text":"<command-message>init is analyzing…</command-message>\n<command-name>/init</command-name>"}]}})");
   REQUIRE(blocks.kept);
-  CHECK(blocks.rec.message.content_type == ContentType::Command);
+  CHECK(blocks.rec.messages.at(0).content_type == ContentType::Command);
 
   // Ordinary text that merely mentions the tag is a prompt.
   One mention = parse_one(
       R"({"type":"user","uuid":"u-txt","sessionId":"s","message":{"role":"user","content":"why does <command-name> appear in my logs?"}})");
   REQUIRE(mention.kept);
-  CHECK(mention.rec.message.content_type == ContentType::Text);
-  CHECK_FALSE(mention.rec.message.is_meta);
+  CHECK(mention.rec.messages.at(0).content_type == ContentType::Text);
+  CHECK_FALSE(mention.rec.messages.at(0).is_meta);
 
   CHECK(is_command_envelope("  <command-name>/mcp</command-name>"));
   CHECK(is_command_envelope("<command-message>mcp</command-message>\n<command-name>/mcp</command-name>"));
@@ -190,7 +190,7 @@ TEST_CASE("claude: thinking and text and CJK content and a Windows cwd", "[claud
   One esc = parse_one(
       R"({"type":"user","uuid":"u-esc","sessionId":"s","message":{"role":"user","content":"\u6700\u65b0 \ud83d\ude00 \"q\" \\ end"}})");
   REQUIRE(esc.kept);
-  CHECK(esc.rec.message.text == "\xe6\x9c\x80\xe6\x96\xb0 \xf0\x9f\x98\x80 \"q\" \\ end");
+  CHECK(esc.rec.messages.at(0).text == "\xe6\x9c\x80\xe6\x96\xb0 \xf0\x9f\x98\x80 \"q\" \\ end");
 
   // The 2.1.205+ Windows transcript: cwd decoded with a single backslash.
   auto win = parse_file(kWindows);
@@ -237,8 +237,8 @@ TEST_CASE("claude: tool_use blocks become ToolCalls with id and name and input J
                       R"(","sessionId":"s","message":{"id":"msg_x","role":"assistant","model":"m","content":[{"type":"tool_use","id":"toolu_)" +
                       name + R"(","name":")" + name + R"(","input":)" + input + "}]}}");
     REQUIRE(o.kept);
-    REQUIRE(o.rec.message.tool_calls.size() == 1);
-    return o.rec.message.tool_calls[0];
+    REQUIRE(o.rec.messages.at(0).tool_calls.size() == 1);
+    return o.rec.messages.at(0).tool_calls[0];
   };
   CHECK(tool_of("NotebookEdit", R"({"notebook_path":"/w/nb.ipynb","new_source":"x=1"})").file_path == "/w/nb.ipynb");
   CHECK(tool_of("Grep", R"({"pattern":"TODO","path":"/w/src"})").file_path == "/w/src");
@@ -254,10 +254,10 @@ TEST_CASE("claude: tool_use blocks become ToolCalls with id and name and input J
     auto ef = parse_file(kExperiments);
     bool found = false;
     for (const auto& p : ef) {
-      if (!p.rec.is_message || p.rec.message.spawned_agent_id.empty()) continue;
+      if (!!p.rec.messages.empty() || p.rec.messages.at(0).spawned_agent_id.empty()) continue;
       found = true;
-      CHECK(p.rec.message.role == Role::Tool);
-      CHECK(p.raw.find(p.rec.message.spawned_agent_id) != std::string::npos);
+      CHECK(p.rec.messages.at(0).role == Role::Tool);
+      CHECK(p.raw.find(p.rec.messages.at(0).spawned_agent_id) != std::string::npos);
     }
     CHECK(found);
   }

@@ -55,7 +55,7 @@ TEST_CASE("claude: images are never part of the searchable text", "[claude]") {
         if (data.size() < 1000) continue;
         ++image_blocks;
         INFO(rel << " line at " << p.line_offset);
-        if (p.rec.is_message) CHECK(p.rec.message.text.find(data.substr(0, std::min<size_t>(64, data.size()))) == std::string::npos);
+        if (!p.rec.messages.empty()) CHECK(p.rec.messages.at(0).text.find(data.substr(0, std::min<size_t>(64, data.size()))) == std::string::npos);
       }
     }
   }
@@ -64,8 +64,8 @@ TEST_CASE("claude: images are never part of the searchable text", "[claude]") {
   auto ps = parse_file(kImage);
   const Parsed& p = by_uuid(ps, "ddfcb7df-9278-429e-8360-837444af6358");
   CHECK(p.raw.size() > 500000);
-  CHECK(p.rec.message.text.size() < 20000);
-  CHECK_FALSE(p.rec.message.text.empty());  // the text block next to the image is kept
+  CHECK(p.rec.messages.at(0).text.size() < 20000);
+  CHECK_FALSE(p.rec.messages.at(0).text.empty());  // the text block next to the image is kept
 }
 
 TEST_CASE("claude: session facts custom-title ai-title summary last-prompt turn_duration away_summary",
@@ -93,7 +93,7 @@ TEST_CASE("claude: session facts custom-title ai-title summary last-prompt turn_
   REQUIRE(sums.size() == 3);
   CHECK(sums[0].text == "Claude Code CLI Session Started");
   CHECK(sums[0].ref_uuid == "e8e28ecc-d6c5-431d-9476-b173b0540bda");
-  for (const auto& p : summary_only) CHECK_FALSE(p.rec.is_message);
+  for (const auto& p : summary_only) CHECK_FALSE(!p.rec.messages.empty());
 
   auto glued = parse_file(kGlued);
   auto gsum = find_fact(glued, SessionFact::Kind::Summary);
@@ -128,7 +128,7 @@ TEST_CASE("claude: session facts custom-title ai-title summary last-prompt turn_
     if (p.raw.find("\"type\":\"attachment\"") == 0 || p.raw.find("\"type\":\"permission-mode\"") != std::string::npos ||
         p.raw.rfind("{\"type\":\"file-history-snapshot\"", 0) == 0) {
       CHECK_FALSE(p.kept);
-      CHECK_FALSE(p.rec.is_message);
+      CHECK_FALSE(!p.rec.messages.empty());
       ++dropped;
     }
   }

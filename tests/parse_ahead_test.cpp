@@ -48,7 +48,7 @@ TEST_CASE("parse-ahead: every file's lines in order, with its read result, then 
     prev_job = c.job;
     lines[c.job] += c.lines.size();
     ++chunks[c.job];
-    for (const auto& l : c.lines) CHECK(l.rec.is_message);
+    for (const auto& l : c.lines) CHECK(!l.rec.messages.empty());
     if (c.last) {
       ++lasts[c.job];
       if (c.job < 5) {

@@ -77,7 +77,8 @@ void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec
   if (sid.empty()) return;
   pending_bytes_ += approx_bytes(rec);
   ++pending_lines_;
-  if (rec.is_message) add_message(file, sid, rec.message, line_offset);
+  // Several messages of one line get consecutive key offsets: a line is longer than its message count.
+  for (size_t i = 0; i < rec.messages.size(); ++i) add_message(file, sid, rec.messages[i], line_offset + i);
   for (auto& f : rec.facts) add_fact(file, sid, f, line_offset);
 }
 

@@ -1,0 +1,46 @@
+// The agent adapters behind one entry point: one JSON object of a transcript -> normalized records
+// (ingest/records.h). Each adapter is pure: no I/O, no state beyond the line and the file's carry.
+//
+//   Claude      ingest/claude.cpp     formats/claude-code.md
+//   PiFamily    ingest/pi_family.cpp  omp and pi entries (formats/omp-pi-codex.md §1, §2, §7)
+//   Codex       ingest/codex.cpp      Codex rollout lines, current and legacy (§3, §7)
+//   CodexIndex  ingest/codex.cpp      ~/.codex/session_index.jsonl lines: thread names by id
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <simdjson.h>
+
+#include "ingest/records.h"
+
+namespace osearch {
+
+enum class Format : uint8_t { Claude, PiFamily, Codex, CodexIndex };
+
+// What an adapter carries from one line of a file to the next. The engine stores it with the
+// file's resume offset, so a read that starts mid-file continues with what the earlier lines said.
+// Fields are agent-neutral; each adapter documents which it uses.
+struct FileCarry {
+  std::string cwd;          // header / session_meta / turn_context cwd: stamped on every message
+  std::string git_branch;   // Codex session_meta.git.branch: stamped on every message
+  std::string version;      // header version / Codex cli_version: stamped on every message
+  std::string model;        // the current model (model_change, turn_context): for records naming none
+  std::string last_entry_id;  // pi v1 files have no ids: each entry's parent is the entry before
+  TokenUsage usage_total;   // Codex: the last cumulative total_token_usage (a token_count adds growth)
+  bool header_seen = false;  // the file's header (omp/pi session line, Codex first session_meta)
+
+  bool operator==(const FileCarry&) const = default;
+};
+
+// Fills `out` from one JSON object; false when the object yields nothing (no messages, no facts,
+// no session id). `line_offset` is the byte offset of the object's line in the (decompressed)
+// file: adapters use it to name entries that carry no id of their own ("@<offset>").
+bool parse_object(Format format, simdjson::dom::element object, uint64_t line_offset, FileCarry& carry,
+                  LineRecords& out);
+
+bool parse_pi_family_object(simdjson::dom::element object, uint64_t line_offset, FileCarry& carry, LineRecords& out);
+bool parse_codex_object(simdjson::dom::element object, uint64_t line_offset, FileCarry& carry, LineRecords& out);
+bool parse_codex_index_object(simdjson::dom::element object, LineRecords& out);
+
+}  // namespace osearch
