@@ -4,13 +4,13 @@
 
 namespace osearch {
 
-bool parse_object(Format format, simdjson::dom::element object, uint64_t line_offset, FileCarry& carry,
+bool parse_object(SourceFormat format, simdjson::dom::element object, uint64_t line_offset, FileCarry& carry,
                   LineRecords& out) {
   switch (format) {
-    case Format::Claude: return parse_claude_object(object, out);
-    case Format::PiFamily: return parse_pi_family_object(object, line_offset, carry, out);
-    case Format::Codex: return parse_codex_object(object, line_offset, carry, out);
-    case Format::CodexIndex: return parse_codex_index_object(object, out);
+    case SourceFormat::Claude: return parse_claude_object(object, out);
+    case SourceFormat::PiFamily: return parse_pi_family_object(object, line_offset, carry, out);
+    case SourceFormat::Codex: return parse_codex_object(object, line_offset, carry, out);
+    case SourceFormat::CodexIndex: return parse_codex_index_object(object, out);
   }
   return false;
 }

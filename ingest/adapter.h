@@ -16,7 +16,7 @@
 
 namespace osearch {
 
-enum class Format : uint8_t { Claude, PiFamily, Codex, CodexIndex };
+enum class SourceFormat : uint8_t { Claude, PiFamily, Codex, CodexIndex };
 
 // What an adapter carries from one line of a file to the next. The engine stores it with the
 // file's resume offset, so a read that starts mid-file continues with what the earlier lines said.
@@ -36,7 +36,7 @@ struct FileCarry {
 // Fills `out` from one JSON object; false when the object yields nothing (no messages, no facts,
 // no session id). `line_offset` is the byte offset of the object's line in the (decompressed)
 // file: adapters use it to name entries that carry no id of their own ("@<offset>").
-bool parse_object(Format format, simdjson::dom::element object, uint64_t line_offset, FileCarry& carry,
+bool parse_object(SourceFormat format, simdjson::dom::element object, uint64_t line_offset, FileCarry& carry,
                   LineRecords& out);
 
 bool parse_pi_family_object(simdjson::dom::element object, uint64_t line_offset, FileCarry& carry, LineRecords& out);

@@ -21,6 +21,7 @@
 #include "engine/store/store_repack.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
+#include "ingest/agent_layout.h"
 #include "ingest/claude.h"
 #include "ingest/claude_layout.h"
 #include "ingest/jsonl_reader.h"
@@ -30,7 +31,7 @@ namespace {
 
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 11;
+constexpr uint64_t kSchemaVersion = 12;
 // Below this an env's slack is not worth a copy.
 constexpr uint64_t kRepackMinBytes = 4u << 20;
 
@@ -41,8 +42,9 @@ struct WorkItem {
 };
 
 // `st` after reading up to `r` (the counts and resume offset of the chunks so far).
-void apply_read(FileState& st, const FileState& before, const JsonlReadResult& r) {
+void apply_read(FileState& st, const FileState& before, const JsonlReadResult& r, const FileCarry& carry) {
   st.offset = r.end_offset;
+  st.carry = carry;
   st.lines = before.lines + r.lines;
   st.bad_lines = before.bad_lines + r.bad_lines;
   st.repaired_lines = before.repaired_lines + r.repaired_lines;
@@ -53,10 +55,24 @@ std::string count_problem(const std::string& path, uint64_t n, const char* what)
   return path + ": " + std::to_string(n) + " " + what + (n == 1 ? " line" : " lines");
 }
 
-// A file read again from its first byte; a root agent file's session is decided again by its lines.
+// A file read again from its first byte; a session its lines name is decided again by them.
 void reset_for_reread(FileState& st) {
   st.offset = st.lines = st.bad_lines = st.repaired_lines = st.oversized_lines = 0;
-  if (st.kind == SourceKind::ClaudeRootAgent) st.session_id.clear();
+  st.carry = FileCarry{};
+  if (session_from_lines(st.kind)) st.session_id.clear();
+}
+
+DiscoveryResult discover(const SourceRoot& root) {
+  if (root.agent == "claude") return discover_claude(root.dir);
+  if (root.agent == "omp" || root.agent == "pi") return discover_pi_family(root.dir, root.agent);
+  if (root.agent == "codex") return discover_codex(root.dir);
+  return {};
+}
+
+// Session indexes go last: they title sessions the transcripts before them have made.
+bool read_before(const SourceFile& a, const SourceFile& b) {
+  const bool ai = a.kind == SourceKind::CodexSessionIndex, bi = b.kind == SourceKind::CodexSessionIndex;
+  return ai != bi ? bi : a.path < b.path;
 }
 
 void delete_prefix(LmdbTxn& txn, MDB_dbi dbi, const std::string& pfx,
@@ -276,15 +292,17 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
 
   timer.mark("open");
   std::vector<SourceFile> files;
+  std::set<std::string> listed;  // two roots may share a file (Codex's session index)
   for (const auto& root : roots) {
-    if (root.agent != "claude") continue;
-    DiscoveryResult d = discover_claude(root.dir);
+    DiscoveryResult d = discover(root);
     summary.dirs_unreadable += d.errors.size();
     summary.files_unreadable += d.file_errors.size();
     for (auto& e : d.errors) summary.problems.push_back(std::move(e));
     for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
-    for (auto& f : d.files) files.push_back(std::move(f));
+    for (auto& f : d.files)
+      if (listed.insert(f.path).second) files.push_back(std::move(f));
   }
+  std::stable_sort(files.begin(), files.end(), read_before);
 
   timer.mark("discover");
   if (stop_requested(options)) {
@@ -295,6 +313,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   std::vector<WorkItem> work;
   std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
   std::set<std::string> discovered;
+  bool codex_changed = false;
   for (const auto& f : files) {
     ++summary.files_seen;
     discovered.insert(f.path);
@@ -303,14 +322,19 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     if (it != states.end()) {
       st = it->second;
       bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
+      // A session index is read whole whenever a rollout changed: the sessions its earlier lines
+      // named may only now exist.
+      const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;
       if (replaced) {
         if (!st.session_id.empty()) drop.insert(st.session_id);
         reset_for_reread(st);
-      } else if (f.size == st.size && f.mtime_ns == st.mtime_ns) {
+      } else if (f.size == st.size && f.mtime_ns == st.mtime_ns && !reread_index) {
         ++summary.files_skipped;
         continue;
       }
     }
+    if (f.kind == SourceKind::CodexRollout) codex_changed = true;
+    if (f.kind == SourceKind::CodexSessionIndex) reset_for_reread(st);
     work.push_back({f, st, {}});
   }
   std::vector<std::string> root_dirs;
@@ -336,7 +360,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       reset_for_reread(st);
       work.push_back({f, st, {}});
     }
-    std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return a.file.path < b.file.path; });
+    std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return read_before(a.file, b.file); });
   }
 
   timer.mark("plan");
@@ -347,7 +371,16 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
   std::vector<ParseJob> jobs;
   jobs.reserve(work.size());
-  for (const auto& w : work) jobs.push_back({w.file.path, w.state.offset, w.file.kind != SourceKind::ClaudeWorkflowRun});
+  for (const auto& w : work) {
+    ParseJob job;
+    job.path = w.file.path;
+    job.offset = w.state.offset;
+    job.jsonl = w.file.kind != SourceKind::ClaudeWorkflowRun;
+    job.format = format_of(w.file.kind);
+    job.carry = w.state.carry;
+    job.reread_head = head_rewritten_in_place(w.file.kind);
+    jobs.push_back(std::move(job));
+  }
   ParseAhead ahead(std::move(jobs), options.flush_bytes, options.max_line_bytes);
   ParsedChunk chunk;
   size_t started = SIZE_MAX;
@@ -367,7 +400,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       st.agent = f.agent;
       st.project = f.project;
       st.agent_id = f.agent_id;
-      if (f.kind != SourceKind::ClaudeRootAgent) st.session_id = f.session_id;
+      if (!session_from_lines(f.kind)) st.session_id = f.session_id;
       st.dev = f.dev;
       st.ino = f.ino;
       st.size = f.size;
@@ -380,7 +413,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       // A big file is committed in batches too: up to the chunk's last line, resumable from there.
       if (batch.full(options.flush_bytes)) {
         FileState partial = st;
-        apply_read(partial, w.before, chunk.result);
+        apply_read(partial, w.before, chunk.result, chunk.carry);
         partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
         batch.set_file_state(partial);
         batch.flush();
@@ -395,7 +428,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       summary.problems.push_back(res.error);
       continue;
     }
-    apply_read(st, w.before, res);
+    apply_read(st, w.before, res, chunk.carry);
     summary.bad_lines += res.bad_lines;
     summary.repaired_lines += res.repaired_lines;
     summary.oversized_lines += res.oversized_lines;

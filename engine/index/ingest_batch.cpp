@@ -5,14 +5,15 @@
 
 #include "engine/store/codec.h"
 #include "engine/store/trace.h"
+#include "ingest/agent_layout.h"
 #include "ingest/bounded_id.h"
 #include "ingest/claude.h"
+#include "ingest/claude_layout.h"
 
 namespace osearch {
 namespace {
 
-bool is_agent_file(SourceKind k) { return k != SourceKind::ClaudeMain; }
-
+bool is_agent_file(SourceKind k) { return is_subagent_kind(k); }
 
 }  // namespace
 
@@ -63,13 +64,23 @@ IngestBatch::TouchedSession& IngestBatch::touch_session(const std::string& id, c
 }
 
 std::string IngestBatch::resolve_session(const SourceFile& file, FileState& state, const LineRecords& rec) {
-  if (file.kind != SourceKind::ClaudeRootAgent) return file.session_id;
-  // Root agent files belong to the session their lines name; the first one decides.
+  // A session index names a session on each line (it only titles sessions, never makes one).
+  if (file.kind == SourceKind::CodexSessionIndex) return rec.session_id_field;
+  if (!session_from_lines(file.kind)) return file.session_id;
+  // Root agent files, omp/pi and Codex transcripts belong to the session their lines name; the
+  // first one decides (a forked Codex rollout repeats its parent's session_meta after its own).
   if (state.session_id.empty() && !rec.session_id_field.empty()) state.session_id = rec.session_id_field;
   // A bounded id: remember it as written for the session record (touch_session).
   if (!rec.session_id_full.empty() && rec.session_id_field == state.session_id)
     full_ids_.emplace(state.session_id, rec.session_id_full);
-  return state.session_id;
+  if (!state.session_id.empty()) return state.session_id;
+  // Before any line named it (omp's title slot precedes the header), or in a file where none does:
+  // the id the file's name carries. A message settles it, so later lines cannot split the file.
+  if (!rec.messages.empty() && !file.session_id.empty()) {
+    state.session_id = file.session_id;
+    if (!file.session_id_full.empty()) full_ids_.emplace(file.session_id, file.session_id_full);
+  }
+  return file.session_id;
 }
 
 void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec, uint64_t line_offset) {
@@ -92,13 +103,22 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     existing_key = std::string(*key);
   if (!existing_key.empty()) {
     ++counters_.duplicates;
+    // The same messages under a new name (Codex compresses a finished rollout to .jsonl.zst and
+    // removes the .jsonl): the session's transcript is the new file.
+    if (!is_agent_file(file.kind)) {
+      SessionRec& s = touch_session(sid, file).rec;
+      if (s.jsonl_path != file.path && s.source_deleted) {
+        s.jsonl_path = file.path;
+        s.source_deleted = false;
+      }
+    }
     record_tool_calls(sid, m, existing_key, timestamp_of_message_key(existing_key), touch_session(sid, file).rec,
                       nullptr);
     return;
   }
   TouchedSession& ts = touch_session(sid, file);
   SessionRec& s = ts.rec;
-  if (file.kind == SourceKind::ClaudeMain) {
+  if (!is_agent_file(file.kind)) {
     s.has_main = true;
     s.jsonl_path = file.path;
     s.source_deleted = false;
@@ -148,6 +168,8 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
       if (s.project_path.empty()) s.project_path = m.cwd;
       s.cwd = m.cwd;
     }
+    // Agents other than Claude name no project dir: the project is the cwd's slug, as Claude's is.
+    if (s.project.empty() && !s.project_path.empty()) s.project = project_slug(s.project_path);
   }
   if (!m.model.empty() && m.model != "<synthetic>" &&
       std::find(s.models.begin(), s.models.end(), m.model) == s.models.end())
@@ -336,6 +358,18 @@ void IngestBatch::apply_fact(TouchedSession& ts, const SessionFact& f) {
     case SessionFact::Kind::AwaySummary: s.away_summary = f.text; break;
     case SessionFact::Kind::TurnDuration: turn_durations_.emplace_back(s.id, f.ref_uuid, f.value); break;
     case SessionFact::Kind::Summary: break;  // resolved through its leaf uuid
+    case SessionFact::Kind::Usage: {
+      // Counted once per (session, line): a rollout read again under a new name repeats its facts.
+      if (!f.ref_uuid.empty()) {
+        std::string uk = pair_key(s.id, f.ref_uuid);
+        if (usage_seen_.count(uk) || stored(store_.db().usage_seen, uk)) break;
+        usage_seen_.insert(std::move(uk));
+      }
+      s.tokens.add(f.usage);
+      if (!f.text.empty() && std::find(s.models.begin(), s.models.end(), f.text) == s.models.end())
+        s.models.push_back(f.text);
+      break;
+    }
   }
 }
 
@@ -344,8 +378,9 @@ void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, Sessi
     resolve_summary_leaf(f.ref_uuid, file.project, f.text, file, line_offset);
     return;
   }
-  // Titles in subagent files describe the subagent, not the session.
-  if (is_agent_file(file.kind) && f.kind != SessionFact::Kind::TurnDuration) return;
+  // Titles in subagent files describe the subagent, not the session (their tokens are the session's).
+  if (is_agent_file(file.kind) && f.kind != SessionFact::Kind::TurnDuration && f.kind != SessionFact::Kind::Usage)
+    return;
   if (TouchedSession* s = find_session(sid)) {
     apply_fact(*s, f);
   } else {
@@ -353,7 +388,7 @@ void IngestBatch::add_fact(const SourceFile& file, const std::string& sid, Sessi
     // one of its kind (the last one wins anyway), so facts without messages cannot pile up.
     auto& early = early_facts_[sid];
     auto same = std::find_if(early.begin(), early.end(), [&](const SessionFact& e) {
-      return e.kind == f.kind && f.kind != SessionFact::Kind::TurnDuration;
+      return e.kind == f.kind && f.kind != SessionFact::Kind::TurnDuration && f.kind != SessionFact::Kind::Usage;
     });
     if (same != early.end())
       *same = std::move(f);

@@ -19,7 +19,7 @@
 #include "engine/store/store.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
-#include "ingest/claude_layout.h"
+#include "ingest/source_file.h"
 #include "ingest/records.h"
 
 namespace osearch {

@@ -1,6 +1,9 @@
 #include "engine/index/parse_ahead.h"
 
-#include "ingest/claude.h"
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstring>
 
 namespace osearch {
 namespace {
@@ -9,6 +12,23 @@ namespace {
 constexpr size_t kChunkBytes = 1u << 20;
 // ...and at most this many lines, so tiny lines are handed over (and committed) in bounded runs too.
 constexpr size_t kChunkLines = 4096;
+// The first line re-read by itself (omp's title slot is 256 bytes; a longer first line is skipped).
+constexpr size_t kHeadBytes = 64u << 10;
+
+// The first line of `path`, newline included, with simdjson's padding after it; empty when the
+// file cannot be read or its first line is not complete within kHeadBytes.
+std::string read_head_line(const std::string& path) {
+  std::string buf(kHeadBytes, '\0');
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  ssize_t n = ::pread(fd, buf.data(), buf.size(), 0);
+  ::close(fd);
+  if (n <= 0) return {};
+  const void* nl = std::memchr(buf.data(), '\n', static_cast<size_t>(n));
+  if (nl == nullptr) return {};
+  buf.resize(static_cast<size_t>(static_cast<const char*>(nl) - buf.data()) + 1);
+  return buf;
+}
 }  // namespace
 
 ParseAhead::ParseAhead(std::vector<ParseJob> jobs, size_t max_bytes_ahead, size_t max_line_bytes)
@@ -59,11 +79,26 @@ void ParseAhead::run() {
       ParsedChunk chunk;
       chunk.job = j;
       size_t bytes = 0;
-      if (jobs_[j].jsonl) {
+      const ParseJob& job = jobs_[j];
+      FileCarry carry = job.carry;
+      if (job.jsonl && job.reread_head && job.offset > 0) {
+        // Rewritten in place: only its records are taken (its counts were taken on the first read).
+        std::string head = read_head_line(job.path);
+        const size_t len = head.size();
+        head.append(simdjson::SIMDJSON_PADDING, ' ');
+        JsonlReadResult ignored;
+        FileCarry scratch = carry;
+        reader.parse_buffer(head.data(), len, false, 0, [&](simdjson::dom::element obj, uint64_t off) {
+          ParsedLine line;
+          line.offset = off;
+          if (parse_object(job.format, obj, off, scratch, line.rec)) chunk.lines.push_back(std::move(line));
+        }, ignored);
+      }
+      if (job.jsonl) {
         auto on_object = [&](simdjson::dom::element obj, uint64_t off) {
           ParsedLine line;
           line.offset = off;
-          if (!parse_claude_object(obj, line.rec)) return;
+          if (!parse_object(job.format, obj, off, carry, line.rec)) return;
           bytes += approx_bytes(line.rec);
           chunk.lines.push_back(std::move(line));
         };
@@ -72,13 +107,15 @@ void ParseAhead::run() {
           if (bytes < kChunkBytes && chunk.lines.size() < kChunkLines) return;
           chunk.result = so_far;
           chunk.result.end_offset = next_offset;
+          chunk.carry = carry;
           push(std::move(chunk), bytes);
           chunk = ParsedChunk{};
           chunk.job = j;
           bytes = 0;
         };
-        chunk.result = reader.read(jobs_[j].path, jobs_[j].offset, on_object, on_line_done);
+        chunk.result = reader.read(job.path, job.offset, on_object, on_line_done);
       }
+      chunk.carry = carry;
       chunk.last = true;
       push(std::move(chunk), bytes);
     }

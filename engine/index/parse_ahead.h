@@ -13,15 +13,21 @@
 #include <thread>
 #include <vector>
 
+#include "ingest/adapter.h"
 #include "ingest/jsonl_reader.h"
 #include "ingest/records.h"
 
 namespace osearch {
 
 struct ParseJob {
+  ParseJob() = default;
+  ParseJob(std::string p, uint64_t off, bool is_jsonl) : path(std::move(p)), offset(off), jsonl(is_jsonl) {}
   std::string path;
   uint64_t offset = 0;
   bool jsonl = true;  // false: the consumer reads the file itself (workflow JSON)
+  SourceFormat format = SourceFormat::Claude;
+  FileCarry carry;           // the adapter's carry at `offset`
+  bool reread_head = false;  // parse the first line again before reading on (omp's title slot)
 };
 
 struct ParsedLine {
@@ -38,6 +44,7 @@ struct ParsedChunk {
   std::vector<ParsedLine> lines;
   bool last = false;
   JsonlReadResult result;
+  FileCarry carry;  // the adapter's carry after the chunk's last line (stored with result.end_offset)
 };
 
 

@@ -248,6 +248,11 @@ std::string FileState::encode() const {
   e.u64(repaired_lines);
   e.u64(oversized_lines);
   e.str(path);  // the key holds a bounded form of it (file_key)
+  for (const std::string* s : {&carry.cwd, &carry.git_branch, &carry.version, &carry.model, &carry.last_entry_id})
+    e.str(*s);
+  const TokenUsage& u = carry.usage_total;
+  for (int64_t v : {u.input, u.output, u.cache_creation, u.cache_read}) e.i64(v);
+  e.b(carry.header_seen);
   return e.take();
 }
 
@@ -265,6 +270,11 @@ std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string
   f.repaired_lines = d.u64();
   f.oversized_lines = d.u64();
   f.path = std::string(d.str());
+  for (std::string* s : {&f.carry.cwd, &f.carry.git_branch, &f.carry.version, &f.carry.model, &f.carry.last_entry_id})
+    *s = std::string(d.str());
+  TokenUsage& u = f.carry.usage_total;
+  for (int64_t* v : {&u.input, &u.output, &u.cache_creation, &u.cache_read}) *v = d.i64();
+  f.carry.header_seen = d.b();
   if (!d.ok()) return std::nullopt;
   return f;
 }

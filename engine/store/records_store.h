@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ingest/claude_layout.h"
+#include "ingest/source_file.h"
 #include "ingest/records.h"
 
 namespace osearch {
@@ -109,6 +109,7 @@ struct FileState {
   uint64_t offset = 0;  // byte after the last complete line consumed
   uint64_t lines = 0, bad_lines = 0, repaired_lines = 0, oversized_lines = 0;
   bool deleted = false;
+  FileCarry carry;  // what the adapter carries from the lines before `offset` to the next one
   std::string encode() const;
   static std::optional<FileState> decode(std::string_view key, std::string_view bytes);  // path from the value
 };

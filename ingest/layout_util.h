@@ -1,0 +1,27 @@
+// Directory walking shared by the discovery of every agent (ingest/*_layout.cpp): missing is
+// silently empty, unreadable is reported.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <vector>
+
+#include "ingest/source_file.h"
+
+namespace osearch {
+
+bool ends_with(std::string_view s, std::string_view suffix);
+bool is_missing(const std::error_code& ec);
+// The entries of `dir`; a dir that is missing is empty, one that cannot be read is an error.
+std::vector<std::filesystem::directory_entry> list_dir(const std::filesystem::path& dir, std::vector<std::string>& errors);
+// Is `dir` a directory? Missing is a plain no; a dir we may not look into is also reported.
+bool probe_dir(const std::filesystem::path& dir, std::vector<std::string>& errors);
+// A source root: a directory, or missing (nothing, no error), or else an error in `r`.
+bool open_root(const std::string& root, DiscoveryResult& r);
+// Stats every file of `r` (two threads for big trees), drops the vanished ones, reports the
+// unreadable ones, sorts the rest by path.
+void stat_and_sort(DiscoveryResult& r);
+
+}  // namespace osearch
