@@ -4,9 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <optional>
+
+#include "ingest/zstd_source.h"
 
 namespace osearch {
 namespace {
@@ -18,6 +22,58 @@ struct Fd {
   ~Fd() {
     if (fd >= 0) ::close(fd);
   }
+};
+
+bool has_suffix(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The bytes of a transcript from an offset on: the file itself, or the decompressed stream of a
+// `.zst` file (offsets then count decompressed bytes).
+class ByteSource {
+ public:
+  // False when the file cannot be opened or the offset not reached (`error` says why).
+  bool open(const std::string& path, uint64_t offset, std::string& error) {
+    f_.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st {};
+    if (f_.fd < 0 || ::fstat(f_.fd, &st) != 0) {
+      error = std::strerror(errno);
+      return false;
+    }
+    size_ = static_cast<uint64_t>(st.st_size);
+    if (!has_suffix(path, ".zst")) {
+      pos_ = offset;
+      return true;
+    }
+    zstd_.emplace(f_.fd, size_);
+    return zstd_->skip(offset, error);
+  }
+  bool at_end() const { return zstd_ ? zstd_->at_end() : pos_ >= size_; }
+  // How much the next read may fill: no more than the plain file still holds.
+  size_t max_next(size_t want) const { return zstd_ ? want : std::min<uint64_t>(want, size_ - std::min(pos_, size_)); }
+  // Up to `room` bytes: the count, 0 at the end, -1 on an error (`error` says why).
+  ssize_t read(char* dst, size_t room, std::string& error) {
+    if (zstd_) return zstd_->read(dst, room, error);
+    room = max_next(room);
+    if (room == 0) return 0;
+    for (;;) {
+      ssize_t n = ::pread(f_.fd, dst, room, static_cast<off_t>(pos_));
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        error = std::strerror(errno);
+        return -1;
+      }
+      if (n == 0) size_ = pos_;  // the file shrank under us: stop at what we have
+      pos_ += static_cast<uint64_t>(n);
+      return n;
+    }
+  }
+
+ private:
+  Fd f_;
+  uint64_t size_ = 0;
+  uint64_t pos_ = 0;
+  std::optional<ZstdSource> zstd_;
 };
 
 // Blank: spaces, tabs, CRs and NULs (the padding of preallocated files) only.
@@ -140,43 +196,33 @@ JsonlReadResult JsonlReader::read(const std::string& path, uint64_t offset, cons
     const LineDoneHandler*& p;
     ~Unset() { p = nullptr; }
   } unset{on_line_done_};
-  Fd f;
-  f.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (f.fd < 0) {
+  ByteSource src;
+  std::string error;
+  if (!src.open(path, offset, error)) {
     result.ok = false;
-    result.error = path + ": " + std::strerror(errno);
+    result.error = path + ": " + error;
     return result;
   }
-  struct stat st {};
-  if (::fstat(f.fd, &st) != 0) {
-    result.ok = false;
-    result.error = path + ": " + std::strerror(errno);
-    return result;
-  }
-  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
-  if (offset >= file_size) return result;
 
   std::string buf;
-  uint64_t read_pos = offset;  // next byte to read from the file
-  uint64_t buf_base = offset;  // file offset of buf[0]
+  uint64_t buf_base = offset;  // offset of buf[0]
   size_t filled = 0;
   bool skipping = false;  // inside an oversized line: drop bytes up to its newline
-  while (read_pos < file_size) {
+  bool at_eof = src.at_end();
+  while (!at_eof) {
     // A partial line grows the buffer, but never past max_line_bytes + 1 (then it is oversized).
     size_t want = filled == 0 ? kChunkBytes : std::min(std::max(kChunkBytes, filled), max_line_bytes_ + 1 - filled);
-    size_t room = std::min<uint64_t>(want, file_size - read_pos);
-    buf.resize(filled + room + simdjson::SIMDJSON_PADDING);
-    ssize_t n = ::pread(f.fd, buf.data() + filled, room, static_cast<off_t>(read_pos));
-    if (n < 0) {
-      if (errno == EINTR) continue;
+    want = src.max_next(want);
+    buf.resize(filled + want + simdjson::SIMDJSON_PADDING);
+    ssize_t n = src.read(buf.data() + filled, want, error);
+    if (n < 0) {  // every complete line before the damage is consumed already
       result.ok = false;
-      result.error = path + ": " + std::strerror(errno);
+      result.error = path + ": " + error;
       return result;
     }
-    if (n == 0) break;  // file shrank under us: stop at what we have
     filled += static_cast<size_t>(n);
-    read_pos += static_cast<uint64_t>(n);
     result.bytes_read += static_cast<uint64_t>(n);
+    at_eof = n == 0 || src.at_end();
     std::memset(buf.data() + filled, ' ', simdjson::SIMDJSON_PADDING);
     size_t start = 0;
     if (skipping) {
@@ -191,7 +237,6 @@ JsonlReadResult JsonlReader::read(const std::string& path, uint64_t offset, cons
       result.end_offset = buf_base + start;
       line_done(result.end_offset, result);
     }
-    const bool at_eof = read_pos >= file_size;
     size_t used = start + parse_buffer(buf.data() + start, filled - start, at_eof, buf_base + start, on_object, result);
     buf_base += used;
     result.end_offset = buf_base;

@@ -8,6 +8,11 @@
 // blanks is an empty line. A line longer than `max_line_bytes` is skipped unread and counted as
 // oversized, so one line never costs more memory than that. The caller stores `end_offset` as the
 // resume point.
+//
+// A path ending in `.zst` (Codex's compressed rollouts) is read as a zstd stream: every offset and
+// count is then in decompressed bytes, so a resume offset stays valid when a `.jsonl` is later
+// compressed. A damaged or truncated stream: the complete lines before the damage are consumed,
+// then `ok` is false and `error` names the file.
 #pragma once
 
 #include <cstdint>
@@ -33,7 +38,7 @@ struct JsonlReadResult {
   uint64_t repaired_lines = 0;  // lines that parsed only after the repair pass
   uint64_t oversized_lines = 0; // lines longer than max_line_bytes, skipped
   uint64_t bytes_read = 0;
-  bool ok = true;  // false: the file could not be opened/read (error says why)
+  bool ok = true;  // false: the file could not be opened/read/decompressed (error says why)
   std::string error;
 };
 

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libxapian-dev liblmdb-dev libsimdjson-dev libhyperscan-dev libpcre2-dev
-  libcli11-dev catch2 libbenchmark-dev libjemalloc-dev
+  libzstd-dev libcli11-dev catch2 libbenchmark-dev libjemalloc-dev
   clang libclang-rt-14-dev ccache
   python3 ripgrep sqlite3
 )
