@@ -4,6 +4,8 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <filesystem>
 #include <sstream>
 
 #include "cli/json_writer.h"
@@ -44,10 +46,27 @@ std::vector<SourceRoot> parse_sources(const std::vector<std::string>& specs) {
   return roots;
 }
 
+// SPEC §2. omp also keeps sessions per named profile and, once migrated, under XDG_DATA_HOME;
+// Codex honours CODEX_HOME. A root that does not exist is skipped silently.
 std::vector<SourceRoot> default_sources() {
   std::vector<SourceRoot> roots;
+  const std::string home = home_dir();
   std::string claude = env_or_empty("CLAUDE_CONFIG_DIR");
-  roots.push_back({"claude", claude.empty() ? home_dir() + "/.claude/projects" : claude + "/projects"});
+  roots.push_back({"claude", claude.empty() ? home + "/.claude/projects" : claude + "/projects"});
+  roots.push_back({"omp", home + "/.omp/agent/sessions"});
+  std::error_code ec;
+  std::vector<std::string> profiles;
+  for (std::filesystem::directory_iterator it(home + "/.omp/profiles", ec), end; !ec && it != end; it.increment(ec))
+    profiles.push_back(it->path().string() + "/agent/sessions");
+  std::sort(profiles.begin(), profiles.end());
+  for (auto& p : profiles) roots.push_back({"omp", std::move(p)});
+  if (auto xdg = env_or_empty("XDG_DATA_HOME"); !xdg.empty() && std::filesystem::is_directory(xdg + "/omp/sessions", ec))
+    roots.push_back({"omp", xdg + "/omp/sessions"});
+  roots.push_back({"pi", home + "/.pi/agent/sessions"});
+  std::string codex = env_or_empty("CODEX_HOME");
+  if (codex.empty()) codex = home + "/.codex";
+  roots.push_back({"codex", codex + "/sessions"});
+  roots.push_back({"codex", codex + "/archived_sessions"});
   return roots;
 }
 
@@ -92,12 +111,6 @@ Context resolve_context(const GlobalOptions& o) {
   } else {
     c.roots = default_sources();
   }
-  // Only the Claude Code adapter exists so far: say so rather than silently index nothing.
-  if (!c.quiet)
-    for (const auto& r : c.roots)
-      if (r.agent != "claude")
-        std::fprintf(stderr, "osearch: warning: no %s adapter yet; source %s=%s is skipped\n", r.agent.c_str(),
-                     r.agent.c_str(), terminal_safe(r.dir, LineBreaks::Visible).c_str());
   return c;
 }
 

@@ -90,6 +90,9 @@ void parse_token_count(element event, FileCarry& carry, LineRecords& out) {
   total.input = input > total.cache_read ? input - total.cache_read : 0;
   total.output = count_field(total_json, "output_tokens");
 
+  // An all-zero total (seen at the end of real rollouts) says nothing: keeping the carried total
+  // stops the next real total from being counted again from zero.
+  if (!total.any()) return;
   const TokenUsage& last = carry.usage_total;
   const bool fresh_start = total.input < last.input || total.output < last.output ||
                            total.cache_read < last.cache_read || total.cache_creation < last.cache_creation;

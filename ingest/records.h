@@ -22,6 +22,7 @@ struct TokenUsage {
   int64_t cache_creation = 0;
   int64_t cache_read = 0;
   bool any() const { return input || output || cache_creation || cache_read; }
+  bool operator==(const TokenUsage&) const = default;
   void add(const TokenUsage& o) {
     input += o.input;
     output += o.output;

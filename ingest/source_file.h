@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ingest/adapter.h"
+#include "ingest/bounded_id.h"
 
 namespace osearch {
 
@@ -56,6 +57,25 @@ struct SourceFile {
   uint64_t dev = 0, ino = 0, size = 0;
   int64_t mtime_ns = 0;
 };
+
+// The key a session is stored under, from the id its transcript gives it. A Claude id is the key;
+// another agent's id gets "@<agent>": omp re-writes pi sessions keeping their ids, and a pi file
+// and its omp copy are two sessions. Users see and resume the id as written (SessionRec::full_id).
+inline std::string session_key(const SourceFile& f, std::string_view id) {
+  if (f.agent == "claude" || id.empty()) return bounded_id(id);
+  std::string keyed(id);
+  keyed += '@';
+  keyed += f.agent;
+  return bounded_id(keyed);
+}
+
+// The id as written behind a key session_key made (empty when the key is the id, or was cut).
+inline std::string written_session_id(const SourceFile& f, std::string_view key) {
+  if (f.agent == "claude") return {};
+  const std::string suffix = "@" + f.agent;
+  if (key.size() <= suffix.size() || key.substr(key.size() - suffix.size()) != suffix) return {};
+  return std::string(key.substr(0, key.size() - suffix.size()));
+}
 
 struct DiscoveryResult {
   std::vector<SourceFile> files;  // sorted by path

@@ -285,6 +285,14 @@ TEST_CASE("codex token_count: growth over the carried total", "[codex]") {
   CHECK(run.carry.usage_total.output == 20);
 }
 
+TEST_CASE("codex token_count: an all-zero total is no reset", "[codex]") {
+  Run run = run_lines({token_count(1000, 400, 50), token_count(0, 0, 0), token_count(1200, 400, 60)});
+  CHECK_FALSE(run.lines[1].kept);
+  REQUIRE(run.lines[2].rec.facts.size() == 1);
+  CHECK(run.lines[2].rec.facts[0].usage.input == 200);  // not 800 again
+  CHECK(run.lines[2].rec.facts[0].usage.output == 10);
+}
+
 TEST_CASE("codex token_count: hostile numbers never overflow", "[codex]") {
   Run run = run_lines({token_count(-5, 10, -1), token_count(9223372036854775807, 0, 1),
                        event(R"({"type":"token_count","info":{"total_token_usage":{"input_tokens":"9","cached_input_tokens":1e300,"output_tokens":1.5}}})"),

@@ -292,7 +292,10 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
 
   timer.mark("open");
   std::vector<SourceFile> files;
-  std::set<std::string> listed;  // two roots may share a file (Codex's session index)
+  // Two roots may share a file (Codex's session index), or reach one through links (omp profiles
+  // link their sessions dir to the default one): each is read once.
+  std::set<std::string> listed;
+  std::set<std::pair<uint64_t, uint64_t>> same_file;
   for (const auto& root : roots) {
     DiscoveryResult d = discover(root);
     summary.dirs_unreadable += d.errors.size();
@@ -300,7 +303,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     for (auto& e : d.errors) summary.problems.push_back(std::move(e));
     for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
     for (auto& f : d.files)
-      if (listed.insert(f.path).second) files.push_back(std::move(f));
+      if (listed.insert(f.path).second && same_file.insert({f.dev, f.ino}).second) files.push_back(std::move(f));
   }
   std::stable_sort(files.begin(), files.end(), read_before);
 

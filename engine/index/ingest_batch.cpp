@@ -64,23 +64,32 @@ IngestBatch::TouchedSession& IngestBatch::touch_session(const std::string& id, c
 }
 
 std::string IngestBatch::resolve_session(const SourceFile& file, FileState& state, const LineRecords& rec) {
+  // The stored key of an id as a line or path gives it (bounded, plus its full form when cut).
+  auto key_of = [&](const std::string& bounded, const std::string& full) {
+    const std::string& written = full.empty() ? bounded : full;
+    std::string key = session_key(file, written);
+    if (key != written) full_ids_.emplace(key, written);  // users see and resume the id as written
+    return key;
+  };
   // A session index names a session on each line (it only titles sessions, never makes one).
-  if (file.kind == SourceKind::CodexSessionIndex) return rec.session_id_field;
-  if (!session_from_lines(file.kind)) return file.session_id;
+  if (file.kind == SourceKind::CodexSessionIndex) return key_of(rec.session_id_field, rec.session_id_full);
+  if (!session_from_lines(file.kind)) return key_of(file.session_id, file.session_id_full);
   // Root agent files, omp/pi and Codex transcripts belong to the session their lines name; the
   // first one decides (a forked Codex rollout repeats its parent's session_meta after its own).
-  if (state.session_id.empty() && !rec.session_id_field.empty()) state.session_id = rec.session_id_field;
-  // A bounded id: remember it as written for the session record (touch_session).
-  if (!rec.session_id_full.empty() && rec.session_id_field == state.session_id)
-    full_ids_.emplace(state.session_id, rec.session_id_full);
-  if (!state.session_id.empty()) return state.session_id;
+  if (state.session_id.empty() && !rec.session_id_field.empty())
+    state.session_id = key_of(rec.session_id_field, rec.session_id_full);
+  if (!state.session_id.empty()) {
+    // Decided in an earlier run (a Codex session_meta is written long before the first message).
+    if (!full_ids_.count(state.session_id))
+      if (std::string written = written_session_id(file, state.session_id); !written.empty())
+        full_ids_.emplace(state.session_id, std::move(written));
+    return state.session_id;
+  }
   // Before any line named it (omp's title slot precedes the header), or in a file where none does:
   // the id the file's name carries. A message settles it, so later lines cannot split the file.
-  if (!rec.messages.empty() && !file.session_id.empty()) {
-    state.session_id = file.session_id;
-    if (!file.session_id_full.empty()) full_ids_.emplace(file.session_id, file.session_id_full);
-  }
-  return file.session_id;
+  std::string fallback = file.session_id.empty() ? std::string() : key_of(file.session_id, file.session_id_full);
+  if (!rec.messages.empty()) state.session_id = fallback;
+  return fallback;
 }
 
 void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec, uint64_t line_offset) {
@@ -90,7 +99,11 @@ void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec
   ++pending_lines_;
   // Several messages of one line get consecutive key offsets: a line is longer than its message count.
   for (size_t i = 0; i < rec.messages.size(); ++i) add_message(file, sid, rec.messages[i], line_offset + i);
-  for (auto& f : rec.facts) add_fact(file, sid, f, line_offset);
+  for (auto& f : rec.facts) {
+    // Usage is counted once per line: a rollout read again under a new name (.jsonl.zst) repeats it.
+    if (f.kind == SessionFact::Kind::Usage && f.ref_uuid.empty()) f.ref_uuid = "@" + std::to_string(line_offset);
+    add_fact(file, sid, f, line_offset);
+  }
 }
 
 void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset) {
