@@ -6,6 +6,7 @@ usage: make_seeds.py TESTS_DATA_DIR HAND_SEEDS_DIR OUT_DIR
 OUT_DIR/<target>/ gets the hand-picked seeds of fuzz/seeds/<target>/ plus what tests/data yields:
   jsonl_reader  the first lines of each transcript (one small file each)
   claude_line   one line per kind (type, subtype, content block types), the smallest of each
+  agent_line    a format byte, then runs of omp/pi and Codex lines (header first: the carry matters)
   query_parser  identifiers, paths and words found in the transcripts
   timeutil      timestamps found in the transcripts
   regex         the patterns of real Grep tool calls
@@ -60,9 +61,26 @@ def strings_in(value, out):
             strings_in(v, out)
 
 
+def agent_seeds(data_dir, out):
+    """Each omp/pi/Codex transcript: its first lines, then windows of lines, under its format byte
+    (0 pi family, 1 Codex, 2 Codex session index: see fuzz/agent_line_fuzz.cpp)."""
+    for agent, fmt in (("omp", 0), ("pi", 0), ("codex", 1), ("mixed", None)):
+        for path in transcripts(os.path.join(data_dir, agent)):
+            if fmt is None:
+                fmt_here = 1 if "rollout-" in os.path.basename(path) or "codex" in path else 0
+            else:
+                fmt_here = fmt
+            with open(path, "rb") as f:
+                lines = f.read().splitlines(keepends=True)
+            for start in range(0, len(lines), max(1, len(lines) // 8)):
+                chunk = b"".join(lines[:3] + lines[start:start + 4]) if start else b"".join(lines[:6])
+                write_seed(out, bytes([fmt_here]) + chunk[:MAX_LINE])
+    write_seed(out, b"\x02" + b'{"id":"019b2ea4-aaaa-bbbb-cccc-58208e1f0000","thread_name":"a title","updated_at":"2026-01-01T00:00:00Z"}\n')
+
+
 def main():
     data_dir, hand_dir, out_dir = sys.argv[1:4]
-    targets = ["jsonl_reader", "claude_line", "query_parser", "timeutil", "regex"]
+    targets = ["jsonl_reader", "claude_line", "agent_line", "query_parser", "timeutil", "regex"]
     for t in targets:
         shutil.rmtree(os.path.join(out_dir, t), ignore_errors=True)
         os.makedirs(os.path.join(out_dir, t))
@@ -111,6 +129,7 @@ def main():
                         words.add(m)
     for line in smallest.values():
         write_seed(os.path.join(out_dir, "claude_line"), line)
+    agent_seeds(data_dir, os.path.join(out_dir, "agent_line"))
     for t in sorted(times)[:: max(1, len(times) // 100)]:
         write_seed(os.path.join(out_dir, "timeutil"), t)
     for p in sorted(patterns)[:200]:

@@ -10,7 +10,7 @@ src="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-build-fuzz}"
 seconds="${FUZZ_SECONDS:-60}"
 jobs="${JOBS:-$(nproc)}"
-targets="${FUZZ_TARGETS:-jsonl_reader claude_line query_parser timeutil regex}"
+targets="${FUZZ_TARGETS:-jsonl_reader claude_line agent_line query_parser timeutil regex}"
 
 launcher=()
 if command -v ccache >/dev/null; then launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache); fi
@@ -24,7 +24,7 @@ python3 "$src/fuzz/make_seeds.py" "$src/tests/data" "$src/fuzz/seeds" "$build/fu
 
 max_len() {
   case "$1" in
-    jsonl_reader|claude_line) echo 8192 ;;
+    jsonl_reader|claude_line|agent_line) echo 8192 ;;
     query_parser) echo 512 ;;
     timeutil) echo 64 ;;
     regex) echo 256 ;;
@@ -37,7 +37,7 @@ mkdir -p "$build/fuzz-artifacts"
 for t in $targets; do
   mkdir -p "$build/fuzz-corpus/$t"
   dict=()
-  case "$t" in jsonl_reader|claude_line) dict=(-dict="$src/fuzz/json.dict") ;; esac
+  case "$t" in jsonl_reader|claude_line|agent_line) dict=(-dict="$src/fuzz/json.dict") ;; esac
   echo "fuzz: $t for ${seconds}s"
   if ! "$build/fuzz/fuzz_$t" "$build/fuzz-corpus/$t" "$build/fuzz-seeds/$t" "${dict[@]}" \
       -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
