@@ -91,7 +91,10 @@ void ParseAhead::run() {
         reader.parse_buffer(head.data(), len, false, 0, [&](simdjson::dom::element obj, uint64_t off) {
           ParsedLine line;
           line.offset = off;
-          if (parse_object(job.format, obj, off, scratch, line.rec)) chunk.lines.push_back(std::move(line));
+          // Only a slot is rewritten in place; a first line naming the session is a header, whose
+          // facts (an omp fork's header title) must not override what later lines said.
+          if (parse_object(job.format, obj, off, scratch, line.rec) && line.rec.session_id_field.empty())
+            chunk.lines.push_back(std::move(line));
         }, ignored);
       }
       if (job.jsonl) {

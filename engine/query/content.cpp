@@ -132,6 +132,26 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   }
   timer.mark("confirm");
 
+  // 2b. Titles are searchable like messages (as keyword's title documents are): a session whose title
+  // matches while none of its messages does is a hit that stands for the session, with no message.
+  // Message-level filters (role, type, tool, branch) leave titles out.
+  std::vector<SessionRec> title_only;
+  const bool titles_apply = !o.by_message && f.roles.empty() && f.types.empty() && f.tools.empty() && f.branches.empty();
+  if (titles_apply && !result.truncated) {
+    LmdbCursor cur(reader.txn(), reader.db().sessions);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      if (groups.count(cur.key())) continue;
+      auto s = SessionRec::decode(cur.value());
+      if (!s || !f.session_matches(*s)) continue;
+      if (f.since_ms && s->ended_at < *f.since_ms) continue;
+      if (f.until_ms && s->started_at >= *f.until_ms) continue;
+      const std::string title = s->title();
+      if (title.empty() || !matches_alone(title, 0, 0)) continue;
+      title_only.push_back(std::move(*s));
+    }
+  }
+  timer.mark("titles");
+
   // 3. Order (newest first), page, and only then read records and locate snippets.
   std::map<std::string, std::optional<SessionRec>, std::less<>> sessions;
   auto session_of = [&](std::string_view sid) -> const std::optional<SessionRec>& {
@@ -139,11 +159,8 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     if (it == sessions.end()) it = sessions.emplace(std::string(sid), reader.session(sid)).first;
     return it->second;
   };
-  auto make_hit = [&](std::string_view key, uint64_t count, Hit& hit) {
-    auto msg = reader.message(key);
-    const auto& s = session_of(key.substr(0, key.find('\0')));
-    if (!msg || !s) return false;
-    std::string_view text = reader.message_text(*msg);
+  // The first match of `text`: the hit's snippet and matched term.
+  auto locate_first = [&](std::string_view text, Hit& hit) {
     FirstMatch fm;
     bool have_start = true;
     if (pcre) {
@@ -157,11 +174,17 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       have_start = false;
     }
     uint64_t from = have_start ? fm.from : fm.to;
-    hit.session = *s;
-    hit.match_count = count;
     hit.snippet = make_snippet(text, from, fm.to, o.snippet_chars);
     if (fm.found && fm.to <= text.size() && from <= fm.to)
       hit.matched_terms.emplace_back(text.substr(from, std::min<uint64_t>(fm.to - from, 200)));
+  };
+  auto make_hit = [&](std::string_view key, uint64_t count, Hit& hit) {
+    auto msg = reader.message(key);
+    const auto& s = session_of(key.substr(0, key.find('\0')));
+    if (!msg || !s) return false;
+    hit.session = *s;
+    hit.match_count = count;
+    locate_first(reader.message_text(*msg), hit);
     hit.message = std::move(*msg);
     return true;
   };
@@ -174,16 +197,31 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       if (make_hit(matched[i].second, 1, hit)) hits.push_back(std::move(hit));
     }
   } else {
-    std::vector<std::pair<int64_t, const Group*>> order;
-    order.reserve(groups.size());
-    for (const auto& [sid, g] : groups) order.emplace_back(g.latest_ts, &g);
-    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second->first_key < b.second->first_key;
+    struct Ranked {
+      int64_t ts;
+      std::string_view key;              // the earliest matching message, or the session id
+      const Group* group;                // null: a title-only hit
+      const SessionRec* title_session;
+    };
+    std::vector<Ranked> order;
+    order.reserve(groups.size() + title_only.size());
+    for (const auto& [sid, g] : groups) order.push_back({g.latest_ts, g.first_key, &g, nullptr});
+    for (const auto& s : title_only) order.push_back({s.ended_at, s.id, nullptr, &s});
+    std::sort(order.begin(), order.end(), [](const Ranked& a, const Ranked& b) {
+      return a.ts != b.ts ? a.ts > b.ts : a.key < b.key;
     });
     result.total = order.size();
     for (size_t i = f.offset; i < order.size() && hits.size() < f.limit; ++i) {
       Hit hit;
-      if (make_hit(order[i].second->first_key, order[i].second->count, hit)) hits.push_back(std::move(hit));
+      if (order[i].group) {
+        if (make_hit(order[i].group->first_key, order[i].group->count, hit)) hits.push_back(std::move(hit));
+        continue;
+      }
+      hit.session = *order[i].title_session;
+      hit.match_count = 1;
+      const std::string title = hit.session.title();
+      locate_first(title, hit);
+      hits.push_back(std::move(hit));
     }
   }
   result.hits = std::move(hits);

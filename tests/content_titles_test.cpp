@@ -1,0 +1,54 @@
+// `content` searches session titles as keyword does: a session whose title matches while none of its
+// messages does is a hit standing for the session (no message); message-level filters leave titles out.
+#include "index_fixture.h"
+
+#include "engine/query/query.h"
+#include "engine/query/reader.h"
+#include "engine/query/search.h"
+
+namespace {
+
+QueryResult content_of(const std::string& idx, const std::string& pattern, FilterArgs args = {}) {
+  IndexReader reader(idx);
+  ContentOptions o;
+  o.patterns = {pattern};
+  return run_content(reader, parse_filters(args, 0, 20), o);
+}
+
+}  // namespace
+
+TEST_CASE("content: a title is found like a message", "[search][titles]") {
+  TempDir tmp("content-titles");
+  const std::string src = tmp / "src";
+  const std::string p = src + "/-w-proj/";
+  write_file(p + "s-title.jsonl", user_line("s-title", "t1", "first prompt") +
+                                      assistant_line("s-title", "t2", "reply", "m-t2", 1, 1) +
+                                      fact_line("custom-title", "customTitle", "Zanzibar rollout plan", "s-title"));
+  write_file(p + "s-both.jsonl", user_line("s-both", "b1", "about zanzibar in a message") +
+                                     assistant_line("s-both", "b2", "reply", "m-b2", 1, 1) +
+                                     fact_line("custom-title", "customTitle", "Zanzibar too", "s-both"));
+  write_file(p + "s-none.jsonl", user_line("s-none", "n1", "nothing here") + assistant_line("s-none", "n2", "x", "m-n2", 1, 1));
+  const std::string idx = tmp / "idx";
+  index_tree(idx, src);
+
+  QueryResult r = content_of(idx, "(?i)zanzibar");
+  REQUIRE(r.hits.size() == 2);
+  CHECK(r.total == 2);
+  std::map<std::string, const Hit*> by_session;
+  for (const auto& h : r.hits) by_session[h.session.id] = &h;
+  REQUIRE(by_session.count("s-title"));
+  const Hit& title_hit = *by_session["s-title"];
+  CHECK_FALSE(title_hit.message.has_value());  // stands for the session
+  CHECK(title_hit.match_count == 1);
+  CHECK(title_hit.snippet.find("Zanzibar rollout plan") != std::string::npos);
+  REQUIRE(by_session.count("s-both"));
+  CHECK(by_session["s-both"]->message.has_value());  // a message hit wins over the title
+  CHECK(by_session["s-both"]->match_count == 1);
+
+  FilterArgs by_role;
+  by_role.role = {"user"};
+  CHECK(content_of(idx, "(?i)zanzibar", by_role).hits.size() == 1);  // titles are not user messages
+  FilterArgs other_project;
+  other_project.project = {"nowhere"};
+  CHECK(content_of(idx, "(?i)zanzibar", other_project).hits.empty());
+}
