@@ -29,6 +29,9 @@ struct FileCarry {
   std::string last_entry_id;  // pi v1 files have no ids: each entry's parent is the entry before
   TokenUsage usage_total;   // Codex: the last cumulative total_token_usage (a token_count adds growth)
   bool header_seen = false;  // the file's header (omp/pi session line, Codex first session_meta)
+  // Codex writes a prompt twice (a response_item user message and an event_msg user_message, in
+  // either order): a hash of the first copy's text, 0 once its twin was seen.
+  uint64_t pending_user_text = 0;
 
   bool operator==(const FileCarry&) const = default;
 };

@@ -2,6 +2,8 @@
 // {"timestamp","type","payload"}; legacy (≤0.3x) files hold a bare meta line and bare ResponseItems.
 // Carry: cwd, git_branch, version (first session_meta), model (turn_context), usage_total
 // (token_count), header_seen (first session_meta seen).
+#include <cctype>
+
 #include <string_view>
 
 #include "ingest/adapter.h"
@@ -120,13 +122,44 @@ void add_fact(LineRecords& out, SessionFact::Kind kind, std::string_view text) {
   out.facts.push_back(std::move(fact));
 }
 
+// A prompt's text, for pairing its two copies: whitespace at the ends does not count.
+uint64_t prompt_hash(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  uint64_t a, b;
+  hash128(ltrim(text), a, b);
+  return (a | 2) & ~uint64_t{1};  // never 0 ("no copy pending"); bit 0 says which copy came first
+}
+constexpr uint64_t kFromEvent = 1;
+
+// A response_item user message is the prompt's first copy (then the event_msg one is skipped), or
+// its second (then it is meta, so the prompt is counted and shown once).
+void pair_prompt_copies(FileCarry& carry, LineRecords& out) {
+  for (Message& m : out.messages) {
+    if (m.role != Role::User || m.content_type != ContentType::Text || m.is_meta) continue;
+    const uint64_t h = prompt_hash(m.text);
+    if ((h | kFromEvent) == carry.pending_user_text) {
+      m.is_meta = true;
+      carry.pending_user_text = 0;
+    } else {
+      carry.pending_user_text = h;
+    }
+  }
+}
+
 // agent_message/agent_reasoning repeat response items, *_end events repeat call outputs, the rest
 // (task_*, turn_aborted, errors, rate limits, …) is not searchable text.
 void parse_event(element event, FileCarry& carry, codex::LineMessages& lm) {
   std::string_view type = str_field(event, "type");
   if (type == "user_message") {
     std::string_view text = str_field(event, "message");
-    if (!text.empty()) lm.add(Role::User, ContentType::Text).text = std::string(text);
+    if (text.empty()) return;
+    const uint64_t h = prompt_hash(text);
+    if (h == carry.pending_user_text) {  // the response_item copy came first and is indexed
+      carry.pending_user_text = 0;
+      return;
+    }
+    carry.pending_user_text = h | kFromEvent;  // (the same words typed twice are two prompts)
+    lm.add(Role::User, ContentType::Text).text = std::string(text);
   } else if (type == "token_count") {
     parse_token_count(event, carry, lm.out());
   } else if (type == "thread_name_updated") {
@@ -150,7 +183,7 @@ void parse_legacy(element obj, std::string_view type, FileCarry& carry, codex::L
     if (!str_field(obj, "id").empty()) parse_session_meta(obj, carry, lm.out());
     return;
   }
-  codex::parse_response_item(obj, codex::ItemSource::LegacyBare, lm);
+  codex::parse_response_item(obj, lm);
 }
 
 bool yielded(const LineRecords& out) {
@@ -172,7 +205,8 @@ bool parse_codex_object(simdjson::dom::element object, uint64_t line_offset, Fil
   } else if (type == "turn_context") {
     if (has_payload) parse_turn_context(payload, carry);
   } else if (type == "response_item") {
-    if (has_payload) parse_response_item(payload, ItemSource::Rollout, lm);
+    if (has_payload) parse_response_item(payload, lm);
+    pair_prompt_copies(carry, out);
   } else if (type == "event_msg") {
     if (has_payload) parse_event(payload, carry, lm);
   } else if (type == "compacted") {

@@ -91,7 +91,7 @@ std::string patch_file_path(std::string_view patch) {
   return {};
 }
 
-void parse_message(element item, ItemSource source, LineMessages& lm) {
+void parse_message(element item, LineMessages& lm) {
   std::string_view role = str_field(item, "role");
   bool assistant = role == "assistant";
   if (!assistant && role != "user" && role != "developer" && role != "system") return;
@@ -99,8 +99,10 @@ void parse_message(element item, ItemSource source, LineMessages& lm) {
   element content;
   if (field(item, "content", content)) append_blocks_text(content, m.text);
   if (m.text.empty()) return lm.drop_last();
-  if (!assistant)
-    m.is_meta = source == ItemSource::Rollout || role != "user" || is_injected_user_text(m.text);
+  // The user's own words are text; injected context (environment, AGENTS.md, instructions) and
+  // developer/system prompts are meta. In current rollouts the prompt also comes as an
+  // event_msg.user_message: codex.cpp keeps one of the two copies.
+  if (!assistant) m.is_meta = role != "user" || is_injected_user_text(m.text);
 }
 
 void parse_reasoning(element item, LineMessages& lm) {
@@ -294,9 +296,9 @@ bool is_injected_user_text(std::string_view text) {
   return false;
 }
 
-void parse_response_item(element item, ItemSource source, LineMessages& lm) {
+void parse_response_item(element item, LineMessages& lm) {
   std::string_view type = str_field(item, "type");
-  if (type == "message") parse_message(item, source, lm);
+  if (type == "message") parse_message(item, lm);
   else if (type == "reasoning") parse_reasoning(item, lm);
   else if (type == "function_call") parse_function_call(item, lm);
   else if (type == "custom_tool_call") parse_custom_tool_call(item, lm);

@@ -36,12 +36,10 @@ class LineMessages {
   LineRecords& out_;
 };
 
-// Where a ResponseItem comes from: bare legacy user messages are the user's words unless they hold
-// an injected block; in current files the user's words come from event_msg.user_message instead.
-enum class ItemSource : uint8_t { Rollout, LegacyBare };
-
-// One ResponseItem (`message`, `reasoning`, `function_call`, …) -> messages. Unknown types: none.
-void parse_response_item(simdjson::dom::element item, ItemSource source, LineMessages& lm);
+// One ResponseItem (`message`, `reasoning`, `function_call`, …; a current line's payload or a legacy
+// bare line) -> messages; unknown types: none. A user message is the user's words unless it holds
+// injected context; developer/system messages are meta.
+void parse_response_item(simdjson::dom::element item, LineMessages& lm);
 
 // True for text Codex injects as a user message (environment context, AGENTS.md, instructions).
 bool is_injected_user_text(std::string_view text);

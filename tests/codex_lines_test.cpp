@@ -81,8 +81,8 @@ TEST_CASE("codex messages: uuid, timestamp, roles and meta", "[codex]") {
     CHECK(u.type == "user");
     CHECK(u.is_meta);
   }
-  // Even a plain-looking user response_item is meta: the user's words come from user_message.
-  CHECK(only_message(item(R"({"type":"message","role":"user","content":"fix it"})")).is_meta);
+  // A plain user response_item is the user's words (old rollouts have no user_message copy).
+  CHECK_FALSE(only_message(item(R"({"type":"message","role":"user","content":"fix it"})")).is_meta);
 
   FileCarry c2;
   CHECK_FALSE(parse_line(item(R"({"type":"message","role":"tool","content":"x"})"), c2).kept);
@@ -375,4 +375,19 @@ TEST_CASE("codex line builder: several messages of one line get numbered uuids",
   CHECK(out.messages[2].model.empty());
   CHECK(out.messages[2].cwd == "/c");
   CHECK(out.messages[2].timestamp_ms == 1000);
+}
+
+TEST_CASE("codex prompts: the two copies of a prompt count once, in either order", "[codex]") {
+  auto ri = [](const std::string& text) {
+    return item(R"({"type":"message","role":"user","content":[{"type":"input_text","text":")" + text + R"("}]})");
+  };
+  auto ev = [](const std::string& text) { return event(R"({"type":"user_message","message":")" + text + R"("})"); };
+  // response_item first (current Codex), event first (the 2026 fixture), a prompt typed twice, a
+  // prompt only as a response_item (cli 0.106 "Step 1" ...), whitespace at the ends.
+  Run run = run_lines({ri("alpha"), ev("alpha"), ev("beta"), ri("beta"), ev("gamma"), ri("gamma"), ev("gamma"),
+                       ri("gamma"), ri("step one"), ri("step two"), ev("delta \\n"), ri("delta")});
+  std::vector<std::string> shown, hidden;
+  for (const auto& m : run.messages()) (m.is_meta ? hidden : shown).push_back(m.text);
+  CHECK(shown == std::vector<std::string>{"alpha", "beta", "gamma", "gamma", "step one", "step two", "delta \n"});
+  CHECK(hidden == std::vector<std::string>{"beta", "gamma", "gamma", "delta"});
 }

@@ -142,7 +142,7 @@ TEST_CASE("codex modern rollout: tool calls pair with outputs by call_id", "[cod
   CHECK(output_text["call-2"] == "a.txt\n");         // an object {type: input_text, text}
 }
 
-TEST_CASE("codex modern rollout: user words come from user_message, response_item user is meta", "[codex]") {
+TEST_CASE("codex modern rollout: each prompt once, injected and developer messages meta", "[codex]") {
   Run run = run_file(codex_sessions_dir() + kModern);
   int words = 0, injected = 0;
   for (const auto& m : run.messages()) {
@@ -155,7 +155,7 @@ TEST_CASE("codex modern rollout: user words come from user_message, response_ite
     }
   }
   CHECK(words == 3);
-  CHECK(injected == 2);  // the response_item user copy of "List the files" and a developer message
+  CHECK(injected == 2);  // the response_item copy of "List the files" (its user_message came first) and a developer message
 }
 
 TEST_CASE("codex modern rollout: facts", "[codex]") {
@@ -176,8 +176,8 @@ TEST_CASE("codex cli 0.106 rollout: text, meta and usage", "[codex]") {
   auto ms = run.messages();
   std::map<Shape, int> expected = {
       {shape(Role::Assistant, ContentType::Text, false), 7},
-      {shape(Role::User, ContentType::Text, false), 1},
-      {shape(Role::User, ContentType::Text, true), 7},
+      {shape(Role::User, ContentType::Text, false), 6},  // "Start" once, "Step 1" … "Step 5" (no user_message copies)
+      {shape(Role::User, ContentType::Text, true), 2},   // the second copy of "Start", the environment context
   };
   CHECK(shapes(ms) == expected);  // tool_call / tool_result are no Codex types: nothing
   CHECK(run.session_id() == "019b2ea4-aaaa-bbbb-cccc-58208e1f0000");

@@ -52,3 +52,35 @@ TEST_CASE("content: a title is found like a message", "[search][titles]") {
   other_project.project = {"nowhere"};
   CHECK(content_of(idx, "(?i)zanzibar", other_project).hits.empty());
 }
+
+TEST_CASE("titles: a word once in a title stays findable after a rename", "[search][titles]") {
+  TempDir tmp("earlier-titles");
+  const std::string src = tmp / "src";
+  const std::string p = src + "/-w-proj/";
+  write_file(p + "s-renamed.jsonl", user_line("s-renamed", "r1", "first prompt") +
+                                        fact_line("custom-title", "customTitle", "Okapi migration", "s-renamed") +
+                                        assistant_line("s-renamed", "r2", "reply", "m-r2", 1, 1) +
+                                        fact_line("custom-title", "customTitle", "Tapir rollout", "s-renamed"));
+  const std::string idx = tmp / "idx";
+  index_tree(idx, src);
+  auto sessions = all_sessions(idx);
+  REQUIRE(sessions.count("s-renamed"));
+  CHECK(sessions["s-renamed"].title() == "Tapir rollout");
+  CHECK(sessions["s-renamed"].earlier_titles == std::vector<std::string>{"Okapi migration"});
+
+  IndexReader reader(idx);
+  for (const std::string word : {"okapi", "tapir"}) {
+    INFO(word);
+    QueryResult kw = run_keyword(reader, word, parse_filters(FilterArgs{}, 0, 20), KeywordOptions{});
+    REQUIRE(kw.hits.size() == 1);
+    CHECK(kw.hits[0].session.id == "s-renamed");
+    QueryResult ct = content_of(idx, "(?i)" + word);
+    REQUIRE(ct.hits.size() == 1);
+    CHECK(ct.hits[0].snippet.find(word == "okapi" ? "Okapi migration" : "Tapir rollout") != std::string::npos);
+  }
+  // A title set again to the same text is no earlier title; the list stays bounded.
+  SessionRec rec;
+  for (int i = 0; i < 40; ++i) rec.replace_title(rec.custom_title, "title " + std::to_string(i % 20));
+  CHECK(rec.earlier_titles.size() == SessionRec::kMaxEarlierTitles);
+  CHECK(rec.earlier_titles.back() == "title 18");
+}

@@ -43,7 +43,7 @@ IngestBatch::TouchedSession* IngestBatch::find_session(const std::string& id) {
   t.rec = std::move(*rec);
   t.committed_ended_at = t.rec.ended_at;
   t.exists_in_store = true;
-  t.committed_title = t.rec.title();
+  t.committed_titles = t.rec.searchable_titles();
   return &sessions_.emplace(id, std::move(t)).first->second;
 }
 
@@ -365,8 +365,8 @@ void IngestBatch::add_workflow(const SourceFile& file, const WorkflowRun& run) {
 void IngestBatch::apply_fact(TouchedSession& ts, const SessionFact& f) {
   SessionRec& s = ts.rec;
   switch (f.kind) {
-    case SessionFact::Kind::CustomTitle: s.custom_title = f.text; break;
-    case SessionFact::Kind::AiTitle: s.ai_title = f.text; break;
+    case SessionFact::Kind::CustomTitle: s.replace_title(s.custom_title, f.text); break;
+    case SessionFact::Kind::AiTitle: s.replace_title(s.ai_title, f.text); break;
     case SessionFact::Kind::LastPrompt: s.last_prompt = f.text; break;
     case SessionFact::Kind::AwaySummary: s.away_summary = f.text; break;
     case SessionFact::Kind::TurnDuration: turn_durations_.emplace_back(s.id, f.ref_uuid, f.value); break;

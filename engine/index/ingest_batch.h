@@ -66,7 +66,7 @@ class IngestBatch {
     SessionRec rec;
     int64_t committed_ended_at = 0;  // to move its sess_by_time key
     bool exists_in_store = false;
-    std::string committed_title;
+    std::vector<std::string> committed_titles;  // what its title document holds
   };
 
   const LmdbTxn& reader();

@@ -53,7 +53,7 @@ void IngestBatch::flush() {
   bool titles_changed = false;
   for (auto& [id, ts] : sessions_) {
     if (ts.rec.message_count == 0) continue;
-    if (ts.rec.title() != ts.committed_title || !ts.exists_in_store) {
+    if (ts.rec.searchable_titles() != ts.committed_titles || !ts.exists_in_store) {
       xapian_.set_session_title(ts.rec);
       titles_changed = true;
     }

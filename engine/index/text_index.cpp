@@ -110,7 +110,8 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
 
 Xapian::Document DocBuilder::title(const SessionRec& s) {
   Xapian::Document doc;
-  index_text(doc, s.title(), true);
+  const std::vector<std::string> titles = s.searchable_titles();
+  for (size_t i = 0; i < titles.size(); ++i) index_text(doc, titles[i], i == 0);  // phrases: the shown title
   doc.add_boolean_term(title_unique_term(s.id));
   doc.add_boolean_term(std::string(prefix::kTitleDoc));
   doc.add_boolean_term(boolean_term(prefix::kSession, s.id));

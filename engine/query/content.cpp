@@ -145,9 +145,10 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       if (!s || !f.session_matches(*s)) continue;
       if (f.since_ms && s->ended_at < *f.since_ms) continue;
       if (f.until_ms && s->started_at >= *f.until_ms) continue;
-      const std::string title = s->title();
-      if (title.empty() || !matches_alone(title, 0, 0)) continue;
-      title_only.push_back(std::move(*s));
+      bool found = false;
+      for (const auto& t : s->searchable_titles())
+        if ((found = matches_alone(t, 0, 0))) break;
+      if (found) title_only.push_back(std::move(*s));
     }
   }
   timer.mark("titles");
@@ -219,8 +220,12 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       }
       hit.session = *order[i].title_session;
       hit.match_count = 1;
-      const std::string title = hit.session.title();
-      locate_first(title, hit);
+      // The snippet comes from the first title that matches (the shown one when it does).
+      for (const auto& t : hit.session.searchable_titles())
+        if (matches_alone(t, 0, 0)) {
+          locate_first(t, hit);
+          break;
+        }
       hits.push_back(std::move(hit));
     }
   }

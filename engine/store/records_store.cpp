@@ -1,5 +1,7 @@
 #include "engine/store/records_store.h"
 
+#include <algorithm>
+
 #include "engine/store/codec.h"
 #include "ingest/bounded_id.h"
 
@@ -47,9 +49,30 @@ std::string SessionRec::title() const {
   return {};
 }
 
+std::vector<std::string> SessionRec::searchable_titles() const {
+  std::vector<std::string> out;
+  auto add = [&](std::string t) {
+    if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));
+  };
+  add(title());
+  add(first_line_trimmed(custom_title, 200));
+  add(first_line_trimmed(ai_title, 200));
+  for (auto t = earlier_titles.rbegin(); t != earlier_titles.rend(); ++t) add(*t);
+  return out;
+}
+
+void SessionRec::replace_title(std::string& field, std::string text) {
+  std::string old = first_line_trimmed(field, 200);
+  field = std::move(text);
+  if (old.empty() || old == first_line_trimmed(field, 200)) return;
+  std::erase(earlier_titles, old);
+  earlier_titles.push_back(std::move(old));
+  if (earlier_titles.size() > kMaxEarlierTitles) earlier_titles.erase(earlier_titles.begin());
+}
+
 std::string SessionRec::encode() const {
   Encoder e;
-  e.u64(2);  // record version (2 added full_id at the end)
+  e.u64(3);  // record version (2 added full_id at the end, 3 earlier_titles)
   for (const std::string* s : {&id, &agent, &project, &project_path, &cwd, &jsonl_path, &git_branch, &version,
                                &custom_title, &ai_title, &summary_title, &last_prompt, &first_prompt, &away_summary,
                                &summary_rank})
@@ -65,6 +88,8 @@ std::string SessionRec::encode() const {
   for (const auto& m : models) e.str(m);
   put_usage(e, tokens);
   e.str(full_id);
+  e.u64(earlier_titles.size());
+  for (const auto& t : earlier_titles) e.str(t);
   return e.take();
 }
 
@@ -87,6 +112,10 @@ std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
   for (uint64_t i = 0; i < n && d.ok(); ++i) r.models.emplace_back(d.str());
   r.tokens = get_usage(d);
   if (version >= 2) r.full_id = std::string(d.str());
+  if (version >= 3) {
+    const uint64_t titles = d.u64();
+    for (uint64_t i = 0; i < titles && d.ok(); ++i) r.earlier_titles.emplace_back(d.str());
+  }
   if (!d.ok()) return std::nullopt;
   return r;
 }
@@ -253,6 +282,7 @@ std::string FileState::encode() const {
   const TokenUsage& u = carry.usage_total;
   for (int64_t v : {u.input, u.output, u.cache_creation, u.cache_read}) e.i64(v);
   e.b(carry.header_seen);
+  e.u64(carry.pending_user_text);
   return e.take();
 }
 
@@ -275,6 +305,7 @@ std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string
   TokenUsage& u = f.carry.usage_total;
   for (int64_t* v : {&u.input, &u.output, &u.cache_creation, &u.cache_read}) *v = d.i64();
   f.carry.header_seen = d.b();
+  f.carry.pending_user_text = d.u64();
   if (!d.ok()) return std::nullopt;
   return f;
 }

@@ -36,7 +36,17 @@ struct SessionRec {
   std::vector<std::string> models;
   TokenUsage tokens;
 
+  // Titles the session had before (a rename, a newer generated title), oldest first: searchable
+  // like the title, so a word once in a title is still found.
+  std::vector<std::string> earlier_titles;
+  static constexpr size_t kMaxEarlierTitles = 16;
+
   std::string title() const;  // custom > ai > summary > last-prompt > first prompt
+  // Every title the session is found by: title() first, then the custom and generated titles it
+  // does not show, then earlier_titles (newest first); each once.
+  std::vector<std::string> searchable_titles() const;
+  // Sets a title field (custom_title, ai_title), keeping the value it replaces in earlier_titles.
+  void replace_title(std::string& field, std::string text);
   std::string encode() const;
   static std::optional<SessionRec> decode(std::string_view bytes);
 };
