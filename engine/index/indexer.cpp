@@ -324,7 +324,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     FileState st;
     if (it != states.end()) {
       st = it->second;
-      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
+      // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
+      const bool shrunk = f.path.ends_with(".zst") ? f.size < st.size : f.size < st.offset;
+      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || shrunk;
       // A session index is read whole whenever a rollout changed: the sessions its earlier lines
       // named may only now exist.
       const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;
