@@ -405,7 +405,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       st.agent = f.agent;
       st.project = f.project;
       st.agent_id = f.agent_id;
-      if (!session_from_lines(f.kind)) st.session_id = f.session_id;
+      // The stored key ("<id>@omp" for omp subagents), so a drop of the session finds this file.
+      if (!session_from_lines(f.kind))
+        st.session_id = session_key(f, f.session_id_full.empty() ? f.session_id : f.session_id_full);
       st.dev = f.dev;
       st.ino = f.ino;
       st.size = f.size;
