@@ -44,6 +44,13 @@ std::string seconds(std::chrono::milliseconds d) {
   return buf;
 }
 
+// Titles stand for their session, as keyword's title documents do: no role, tool or branch, content
+// type `summary`, time = the session's end.
+bool titles_wanted(const Filters& f, const ContentOptions& o) {
+  return !o.by_message && f.roles.empty() && f.tools.empty() && f.branches.empty() &&
+         (f.types.empty() || std::find(f.types.begin(), f.types.end(), ContentType::Summary) != f.types.end());
+}
+
 }  // namespace
 
 bool check_content_patterns(const ContentOptions& o) { return ContentPatterns::compile(o).confirm.has_value(); }
@@ -132,6 +139,27 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   }
   timer.mark("confirm");
 
+  // Sessions whose title matches but none of whose messages does: a title is searchable text too.
+  auto title_matches = [&](std::string_view title) {
+    if (pcre) return pcre->first_match(title).has_value();
+    bool found = false;
+    hs_scan(scan_db, title.data(), static_cast<unsigned>(title.size()), 0, scratch, on_any, &found);
+    return found;
+  };
+  std::vector<SessionRec> title_only;
+  if (titles_wanted(f, o)) {
+    LmdbCursor cur(reader.txn(), reader.db().sessions);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      if (groups.count(cur.key())) continue;
+      auto s = SessionRec::decode(cur.value());
+      if (!s || !f.session_matches(*s)) continue;
+      if ((f.since_ms && s->ended_at < *f.since_ms) || (f.until_ms && s->ended_at >= *f.until_ms)) continue;
+      const std::string title = s->title();
+      if (!title.empty() && title_matches(title)) title_only.push_back(std::move(*s));
+    }
+  }
+  timer.mark("titles");
+
   // 3. Order (newest first), page, and only then read records and locate snippets.
   std::map<std::string, std::optional<SessionRec>, std::less<>> sessions;
   auto session_of = [&](std::string_view sid) -> const std::optional<SessionRec>& {
@@ -139,11 +167,8 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     if (it == sessions.end()) it = sessions.emplace(std::string(sid), reader.session(sid)).first;
     return it->second;
   };
-  auto make_hit = [&](std::string_view key, uint64_t count, Hit& hit) {
-    auto msg = reader.message(key);
-    const auto& s = session_of(key.substr(0, key.find('\0')));
-    if (!msg || !s) return false;
-    std::string_view text = reader.message_text(*msg);
+  // The first match in `text`: its snippet and matched term.
+  auto locate = [&](std::string_view text, Hit& hit) {
     FirstMatch fm;
     bool have_start = true;
     if (pcre) {
@@ -157,13 +182,24 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       have_start = false;
     }
     uint64_t from = have_start ? fm.from : fm.to;
-    hit.session = *s;
-    hit.match_count = count;
     hit.snippet = make_snippet(text, from, fm.to, o.snippet_chars);
     if (fm.found && fm.to <= text.size() && from <= fm.to)
       hit.matched_terms.emplace_back(text.substr(from, std::min<uint64_t>(fm.to - from, 200)));
+  };
+  auto make_hit = [&](std::string_view key, uint64_t count, Hit& hit) {
+    auto msg = reader.message(key);
+    const auto& s = session_of(key.substr(0, key.find('\0')));
+    if (!msg || !s) return false;
+    hit.session = *s;
+    hit.match_count = count;
+    locate(reader.message_text(*msg), hit);
     hit.message = std::move(*msg);
     return true;
+  };
+  auto make_title_hit = [&](const SessionRec& s, Hit& hit) {
+    hit.session = s;
+    hit.match_count = 1;
+    locate(s.title(), hit);
   };
   std::vector<Hit> hits;
   if (o.by_message) {
@@ -174,16 +210,27 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       if (make_hit(matched[i].second, 1, hit)) hits.push_back(std::move(hit));
     }
   } else {
-    std::vector<std::pair<int64_t, const Group*>> order;
-    order.reserve(groups.size());
-    for (const auto& [sid, g] : groups) order.emplace_back(g.latest_ts, &g);
-    std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second->first_key < b.second->first_key;
-    });
+    struct Ranked {
+      int64_t ts;
+      std::string_view tie;
+      const Group* group;        // a session with matching messages
+      const SessionRec* titled;  // else one whose title alone matches
+    };
+    std::vector<Ranked> order;
+    order.reserve(groups.size() + title_only.size());
+    for (const auto& [sid, g] : groups) order.push_back({g.latest_ts, g.first_key, &g, nullptr});
+    for (const auto& s : title_only) order.push_back({s.ended_at, s.id, nullptr, &s});
+    std::sort(order.begin(), order.end(),
+              [](const Ranked& a, const Ranked& b) { return a.ts != b.ts ? a.ts > b.ts : a.tie < b.tie; });
     result.total = order.size();
     for (size_t i = f.offset; i < order.size() && hits.size() < f.limit; ++i) {
       Hit hit;
-      if (make_hit(order[i].second->first_key, order[i].second->count, hit)) hits.push_back(std::move(hit));
+      if (order[i].titled) {
+        make_title_hit(*order[i].titled, hit);
+        hits.push_back(std::move(hit));
+      } else if (make_hit(order[i].group->first_key, order[i].group->count, hit)) {
+        hits.push_back(std::move(hit));
+      }
     }
   }
   result.hits = std::move(hits);
