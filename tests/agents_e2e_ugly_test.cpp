@@ -122,3 +122,30 @@ TEST_CASE("agents: empty, garbage and odd files are skipped or read, never a cra
     CHECK(q.exit_code == 0);
   }
 }
+
+TEST_CASE("agents: resume hints quote a cwd and a pi session path with spaces and quotes", "[agents]") {
+  Mixed fx(false);
+  const std::string cwd = "/work/it's my proj";
+  const std::string pi_file =
+      fx.pi + "/sessions/--work-it's my proj--/2026-11-07T10-00-00-000Z_01a0b1c2-0000-7000-8000-0000000f0100.jsonl";
+  const std::string lines =
+      R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-0000000f0100","timestamp":"2026-11-07T10:00:00.000Z","cwd":"/work/it's my proj"})"
+      "\n" +
+      entry_line("q0000001", "", R"({"role":"user","content":[{"type":"text","text":"quoted piquoteword"}],"timestamp":1})");
+  write_file(pi_file, lines);
+  write_file(fx.omp + "/sessions/-work-it-s-my-proj/2026-11-07T10-00-00-000Z_01a0b1c2-0000-7000-8000-0000000f0101.jsonl",
+             R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-0000000f0101","timestamp":"2026-11-07T10:00:00.000Z","cwd":"/work/it's my proj"})"
+             "\n" +
+                 entry_line("q0000001", "", R"({"role":"user","content":[{"type":"text","text":"quoted ompquoteword"}],"timestamp":1})"));
+  fx.index();
+  const std::string qcwd = R"('/work/it'\''s my proj')";
+  for (const char* action : {"keyword", "content"}) {
+    const Json pi = fx.json({action, "piquoteword"});
+    REQUIRE(pi["total"].i == 1);
+    CHECK(pi["results"][0]["resume_hint"].s ==
+          "cd " + qcwd + " && pi --session '" + fx.pi + R"(/sessions/--work-it'\''s my proj--/2026-11-07T10-00-00-000Z_01a0b1c2-0000-7000-8000-0000000f0100.jsonl')");
+    const Json omp = fx.json({action, "ompquoteword"});
+    REQUIRE(omp["total"].i == 1);
+    CHECK(omp["results"][0]["resume_hint"].s == "cd " + qcwd + " && omp --resume 01a0b1c2-0000-7000-8000-0000000f0101");
+  }
+}
