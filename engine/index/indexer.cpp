@@ -324,7 +324,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     FileState st;
     if (it != states.end()) {
       st = it->second;
-      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || f.size < st.offset;
+      // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
+      const bool shrunk = f.path.ends_with(".zst") ? f.size < st.size : f.size < st.offset;
+      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || shrunk;
       // A session index is read whole whenever a rollout changed: the sessions its earlier lines
       // named may only now exist.
       const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;
@@ -403,7 +405,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       st.agent = f.agent;
       st.project = f.project;
       st.agent_id = f.agent_id;
-      if (!session_from_lines(f.kind)) st.session_id = f.session_id;
+      // The stored key ("<id>@omp" for omp subagents), so a drop of the session finds this file.
+      if (!session_from_lines(f.kind))
+        st.session_id = session_key(f, f.session_id_full.empty() ? f.session_id : f.session_id_full);
       st.dev = f.dev;
       st.ino = f.ino;
       st.size = f.size;

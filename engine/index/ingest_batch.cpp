@@ -120,7 +120,10 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     // removes the .jsonl): the session's transcript is the new file.
     if (!is_agent_file(file.kind)) {
       SessionRec& s = touch_session(sid, file).rec;
-      if (s.jsonl_path != file.path && s.source_deleted) {
+      // The old name may be found gone in this very run (marked at the flush, after this read).
+      const bool old_gone = s.source_deleted || std::find(deleted_sources_.begin(), deleted_sources_.end(),
+                                                          std::pair(sid, s.jsonl_path)) != deleted_sources_.end();
+      if (s.jsonl_path != file.path && old_gone) {
         s.jsonl_path = file.path;
         s.source_deleted = false;
       }

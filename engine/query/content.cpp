@@ -134,9 +134,12 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
 
   // 2b. Titles are searchable like messages (as keyword's title documents are): a session whose title
   // matches while none of its messages does is a hit that stands for the session, with no message.
-  // Message-level filters (role, type, tool, branch) leave titles out.
+  // Message-level filters (role, tool, branch, a type other than summary) leave titles out: a title
+  // stands for its session as keyword's title documents do (content type summary, no role).
   std::vector<SessionRec> title_only;
-  const bool titles_apply = !o.by_message && f.roles.empty() && f.types.empty() && f.tools.empty() && f.branches.empty();
+  const bool titles_apply =
+      !o.by_message && f.roles.empty() && f.tools.empty() && f.branches.empty() &&
+      (f.types.empty() || std::find(f.types.begin(), f.types.end(), ContentType::Summary) != f.types.end());
   if (titles_apply && !result.truncated) {
     LmdbCursor cur(reader.txn(), reader.db().sessions);
     for (bool ok = cur.first(); ok; ok = cur.next()) {
