@@ -136,6 +136,10 @@ def mixed_steps(args, osearch, env, log, step, R):
                         env=env, timeout=3600)
                 r["summary"] = parse_json(r.get("stdout", ""))
                 r["round"] = rnd
+                # the text log holds every message's decoded text once: the work the index does per byte
+                r["text_log_bytes"] = sum(os.path.getsize(os.path.join(d, f)) for f in os.listdir(d)
+                                          if f.startswith("text-") and f.endswith(".log")) if os.path.isdir(d) else 0
+                r["index_bytes"] = du(d)[0] if os.path.isdir(d) else 0
                 runs[a].append(r)
                 shutil.rmtree(d, ignore_errors=True)
         out = {"agents": {}}
@@ -152,6 +156,10 @@ def mixed_steps(args, osearch, env, log, step, R):
             summ = ok[-1]["summary"] if ok and isinstance(ok[-1].get("summary"), dict) else {}
             s["summary"] = {k: summ.get(k) for k in ("files_seen", "sessions", "messages", "tool_calls", "bad_lines",
                                                      "oversized_lines", "files_unreadable", "bytes_read")}
+            s["text_log_bytes"] = ok[-1].get("text_log_bytes") if ok else None
+            s["index_bytes"] = ok[-1].get("index_bytes") if ok else None
+            if s["median_ms"] and s["text_log_bytes"]:
+                s["text_mb_per_s"] = round(s["text_log_bytes"] / 1e6 / (s["median_ms"] / 1000), 2)
             s["raw"] = [slim(r) for r in runs[a]]
             out["agents"][a] = s
         # paired: in each round, agent MB/s over Claude's MB/s (>= 1 means not slower per byte)
@@ -167,6 +175,12 @@ def mixed_steps(args, osearch, env, log, step, R):
             s["speed_vs_claude_wall_median"] = round(statistics.median(wall), 2) if wall else None
             s["speed_vs_claude_cpu"] = [round(v, 2) for v in cpu]
             s["speed_vs_claude_cpu_median"] = round(statistics.median(cpu), 2) if cpu else None
+            # the same per byte of decoded text (text log), to separate the adapters from the text volume
+            tx = [(x["text_log_bytes"] / x["wall_ms"]) / (c["text_log_bytes"] / c["wall_ms"])
+                  for c, x in zip(runs["claude"], runs[a])
+                  if c.get("ok") and x.get("ok") and c.get("text_log_bytes") and x.get("text_log_bytes")]
+            s["text_speed_vs_claude_wall"] = [round(v, 2) for v in tx]
+            s["text_speed_vs_claude_wall_median"] = round(statistics.median(tx), 2) if tx else None
         return out
     step("mixed_ingest_per_agent", per_agent)
 

@@ -152,16 +152,20 @@ def render_mixed(R):
     pa = (S.get("mixed_ingest_per_agent") or {}).get("agents") or {}
     if pa:
         L.append("| cold `index --full` of one part | median wall | MB/s (wall) | MB/s (CPU) | sessions | messages | "
-                 "MB/s ÷ Claude's, wall (per round) | CPU (per round) |")
-        L.append("|---|---:|---:|---:|---:|---:|---|---|")
+                 "decoded text | index ÷ part | MB/s ÷ Claude's, wall (per round) | CPU (per round) | "
+                 "text MB/s ÷ Claude's |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|")
         for a, x in pa.items():
             sm = x.get("summary") or {}
             w = x.get("speed_vs_claude_wall")
             c = x.get("speed_vs_claude_cpu")
             L.append(f"| {a} | {fmt_ms(x.get('median_ms'))} | {x.get('mb_per_s', '—')} | {x.get('mb_per_cpu_s', '—')} | "
                      f"{sm.get('sessions', '—')} | {sm.get('messages', '—')} | "
+                     f"{(x.get('text_log_bytes') or 0) / 1e6:.1f} MB | "
+                     f"{round((x.get('index_bytes') or 0) / x['bytes'], 2) if x.get('bytes') else '—'}× | "
                      + (f"**{x.get('speed_vs_claude_wall_median')}×** ({', '.join(map(str, w))})" if w else "—") + " | "
                      + (f"**{x.get('speed_vs_claude_cpu_median')}×** ({', '.join(map(str, c))})" if c else "—")
+                     + f" | {x.get('text_speed_vs_claude_wall_median') or '—'}{'×' if x.get('text_speed_vs_claude_wall_median') else ''}"
                      + f" {err_of(x)} |")
         L.append("")
     f = S.get("mixed_index_full") or {}
