@@ -163,7 +163,6 @@ def file_ts(iso):
 def copy_source(src, rnd, seed, pool, targets):
     """Text and relative path of one copy of src."""
     key = ("mixed", seed, src.agent, rnd, src.sid)
-    rng = random.Random(hkey("reword", *key))
     offset = timedelta(seconds=random.Random(hkey("time", *key)).randrange(-420 * 86400, 5 * 86400))
     off_ms = int(offset.total_seconds() * 1000)
     new_cwd = targets[random.Random(hkey("proj", *key)).randrange(len(targets))][0]
@@ -188,11 +187,14 @@ def copy_source(src, rnd, seed, pool, targets):
         if src.reword[i]:
             obj = json.loads(t)
             for c, k in prose_slots(src.agent, obj):
-                c[k] = reword_text(c[k], rng, pool)
-            if src.agent == "codex" and len(c[k].split()) < 8:
-                # the Codex samples' prose is fixture text ("List the files"): without words of
-                # its own the Codex part would index as a few hundred distinct terms
-                c[k] += " " + " ".join(pool[rng.randrange(len(pool))] for _ in range(rng.randrange(4, 13)))
+                # seeded by the text too: Codex writes the same words twice (event_msg and
+                # response_item), and both copies must stay equal or a query misses the one indexed
+                rt = random.Random(hkey("reword", *key, c[k]))
+                c[k] = reword_text(c[k], rt, pool)
+                if src.agent == "codex" and len(c[k].split()) < 8:
+                    # the Codex samples' prose is fixture text ("List the files"): without words of
+                    # its own the Codex part would index as a few hundred distinct terms
+                    c[k] += " " + " ".join(pool[rt.randrange(len(pool))] for _ in range(rt.randrange(4, 13)))
             try:
                 t = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
                 t.encode("utf-8")
