@@ -56,10 +56,8 @@ def render_md(R):
     la = [m.get("loadavg_at_start"), m.get("loadavg_at_end")]
     L.append(f"- started {m.get('started_at')}; total {m.get('total_seconds', '…')} s; page cache warm for all steps; "
              f"load average (1/5/15 min) at start {la[0]}, at end {la[1]}\n")
-    if m.get("mixed"):
-        L.extend(render_mixed(R))
-    if not m.get("corpus"):
-        return "\n".join(L)
+    if not m.get("corpus"):  # --mixed-only
+        return "\n".join(L + (render_mixed(R) if m.get("mixed") else []))
 
     L.append("## Indexing\n")
     L.append("| step | median | p99 | runs ok | peak RSS | notes |")
@@ -136,6 +134,8 @@ def render_md(R):
         L.append(json.dumps(st["output"], indent=1, ensure_ascii=False)[:4000] if not isinstance(st["output"], str)
                  else st["output"][:4000])
         L.append("```\n")
+    if m.get("mixed"):
+        L.extend(render_mixed(R))
     L.append("Medians are over repeated runs (keyword: over distinct queries, after one warm-up). Wall times include "
              "process start-up. Raw figures: results.json.\n")
     return "\n".join(L)
