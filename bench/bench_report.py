@@ -45,14 +45,19 @@ def render_md(R):
     cb = m.get("corpus_bytes") or 0
     L = []
     L.append("# osearch benchmark\n")
-    L.append(f"- corpus: `{m.get('corpus')}` — {cb / 1e6:.1f} MB, {m.get('corpus_files')} files, "
-             f"{(m.get('corpus_stamp') or {}).get('lines', '?')} lines, "
-             f"{(m.get('corpus_stamp') or {}).get('sessions', '?')} sessions, "
-             f"{(m.get('corpus_stamp') or {}).get('projects', '?')} projects (bench/gen_corpus.py, seed {(m.get('corpus_stamp') or {}).get('seed')})")
+    if m.get("corpus"):
+        L.append(f"- corpus: `{m.get('corpus')}` — {cb / 1e6:.1f} MB, {m.get('corpus_files')} files, "
+                 f"{(m.get('corpus_stamp') or {}).get('lines', '?')} lines, "
+                 f"{(m.get('corpus_stamp') or {}).get('sessions', '?')} sessions, "
+                 f"{(m.get('corpus_stamp') or {}).get('projects', '?')} projects (bench/gen_corpus.py, seed {(m.get('corpus_stamp') or {}).get('seed')})")
     L.append(f"- machine: {m.get('cpus')} CPUs, {m.get('platform')}, Python {m.get('python')}, {m.get('rg_version') or 'rg ?'}")
     L.append(f"- osearch: `{m.get('osearch')}` {m.get('osearch_version') or '(version unknown)'}; git {m.get('git_rev')}"
              + ("; **quick mode**" if m.get("quick") else ""))
-    L.append(f"- started {m.get('started_at')}; total {m.get('total_seconds', '…')} s; page cache warm for all steps\n")
+    la = [m.get("loadavg_at_start"), m.get("loadavg_at_end")]
+    L.append(f"- started {m.get('started_at')}; total {m.get('total_seconds', '…')} s; page cache warm for all steps; "
+             f"load average (1/5/15 min) at start {la[0]}, at end {la[1]}\n")
+    if not m.get("corpus"):  # --mixed-only
+        return "\n".join(L + (render_mixed(R) if m.get("mixed") else []))
 
     L.append("## Indexing\n")
     L.append("| step | median | p99 | runs ok | peak RSS | notes |")
@@ -129,6 +134,68 @@ def render_md(R):
         L.append(json.dumps(st["output"], indent=1, ensure_ascii=False)[:4000] if not isinstance(st["output"], str)
                  else st["output"][:4000])
         L.append("```\n")
+    if m.get("mixed"):
+        L.extend(render_mixed(R))
     L.append("Medians are over repeated runs (keyword: over distinct queries, after one warm-up). Wall times include "
              "process start-up. Raw figures: results.json.\n")
     return "\n".join(L)
+
+
+def render_mixed(R):
+    """The mixed-agent section (bench/bench_mixed.py)."""
+    mm, S = R["meta"]["mixed"], R["steps"]
+    parts = mm.get("parts") or {}
+    L = ["## Mixed agents: Claude Code + omp + pi + Codex (issue 8)\n",
+         f"- corpus: `{mm.get('corpus')}` — {(mm.get('bytes') or 0) / 1e6:.1f} MB, {mm.get('files')} files; parts: "
+         + ", ".join(f"{a} {(p.get('bytes') or 0) / 1e6:.1f} MB / {p.get('files')} files" for a, p in parts.items())
+         + " (bench/gen_mixed_corpus.py)\n"]
+    pa = (S.get("mixed_ingest_per_agent") or {}).get("agents") or {}
+    if pa:
+        L.append("| cold `index --full` of one part | median wall | MB/s (wall) | MB/s (CPU) | sessions | messages | "
+                 "decoded text | index ÷ part | MB/s ÷ Claude's, wall (per round) | CPU (per round) | "
+                 "text MB/s ÷ Claude's |")
+        L.append("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|")
+        for a, x in pa.items():
+            sm = x.get("summary") or {}
+            w = x.get("speed_vs_claude_wall")
+            c = x.get("speed_vs_claude_cpu")
+            L.append(f"| {a} | {fmt_ms(x.get('median_ms'))} | {x.get('mb_per_s', '—')} | {x.get('mb_per_cpu_s', '—')} | "
+                     f"{sm.get('sessions', '—')} | {sm.get('messages', '—')} | "
+                     f"{(x.get('text_log_bytes') or 0) / 1e6:.1f} MB | "
+                     f"{round((x.get('index_bytes') or 0) / x['bytes'], 2) if x.get('bytes') else '—'}× | "
+                     + (f"**{x.get('speed_vs_claude_wall_median')}×** ({', '.join(map(str, w))})" if w else "—") + " | "
+                     + (f"**{x.get('speed_vs_claude_cpu_median')}×** ({', '.join(map(str, c))})" if c else "—")
+                     + f" | {x.get('text_speed_vs_claude_wall_median') or '—'}{'×' if x.get('text_speed_vs_claude_wall_median') else ''}"
+                     + f" {err_of(x)} |")
+        L.append("")
+    f = S.get("mixed_index_full") or {}
+    k = S.get("mixed_keyword") or {}
+    if f or k:
+        pb = f.get("python_baseline") or {}
+        L.append("| mixed tree | osearch median | osearch p99 | peer | peer median | osearch/peer |")
+        L.append("|---|---:|---:|---|---:|---:|")
+        L.append(f"| cold `index --full`, four sources ({f.get('ok', 0)}/{f.get('runs', 0)} ok, {f.get('mb_per_s', '—')} MB/s, "
+                 f"peak RSS {mb_(f.get('peak_rss_mb'))}, index {f.get('index_to_corpus', '—')}× corpus) | "
+                 f"{fmt_ms(f.get('median_ms'))} | — | python `json.loads` scan, interleaved | {fmt_ms(pb.get('median_ms'))} | "
+                 f"**{f.get('paired_ratio_median', '—')}×** paired ({', '.join(f'{r}×' for r in f.get('paired_ratios') or [])}) "
+                 f"{err_of(f)} |")
+        n = S.get("mixed_index_noop") or {}
+        L.append(f"| no-op refresh, four sources ({n.get('ok', 0)}/{n.get('runs', 0)} ok) | {fmt_ms(n.get('median_ms'))} | "
+                 f"{fmt_ms(n.get('p99_ms'))} | — | — | — |")
+        L.append(f"| keyword, {k.get('queries', '?')} two-word queries, default path (refresh first) | "
+                 f"{fmt_ms(k.get('median_ms'))} | {fmt_ms(k.get('p99_ms'))} | `rg -l -i -w -e A -e B` over the tree | "
+                 f"{fmt_ms(k.get('rg_median_ms'))} | **{k.get('ratio_of_medians', '—')}×** (paired median "
+                 f"{k.get('paired_ratio_median', '—')}×; engine took_ms median {fmt_ms(k.get('engine_took_median_ms'))}) "
+                 f"{err_of(k)} |")
+        L.append("")
+        by = k.get("by_source_agent") or {}
+        if by:
+            L.append("Keyword queries by the agent whose prose they were drawn from: "
+                     + "; ".join(f"{a}: {v.get('queries')} queries, median {fmt_ms(v.get('median_ms'))}, "
+                                 f"own agent in the top 20 for {v.get('found_in_own_agent')}, "
+                                 f"no result {v.get('zero_results')}" for a, v in by.items()) + ".\n")
+    st = (S.get("mixed_status") or {}).get("output")
+    if isinstance(st, dict):
+        L.append(f"`osearch status` on the mixed index: {st.get('sessions')} sessions, {st.get('messages')} messages; "
+                 f"per agent {json.dumps(st.get('agents'))}.\n")
+    return L

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Benchmark osearch against a generated corpus: scripts/bench.sh BUILD_DIR [extra run_bench.py args]
-# Corpus size in MB: $OSEARCH_BENCH_MB (default 500). Results: bench/out/results.{json,md}.
+# Corpus size in MB: $OSEARCH_BENCH_MB (default 500); the mixed-agent corpus (Claude, omp, pi, Codex):
+# $OSEARCH_BENCH_MIXED_MB (default 200). Results: bench/out/results.{json,md}.
 set -eu
 build=${1:-build}
 [ $# -gt 0 ] && shift
