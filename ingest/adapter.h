@@ -32,6 +32,8 @@ struct FileCarry {
   // Codex writes a prompt twice (a response_item user message and an event_msg user_message, in
   // either order): a hash of the first copy's text, 0 once its twin was seen.
   uint64_t pending_user_text = 0;
+  // Codex: the last line timestamp, for lines without one (legacy bare items carry none).
+  int64_t last_timestamp_ms = 0;
 
   bool operator==(const FileCarry&) const = default;
 };

@@ -195,7 +195,12 @@ bool yielded(const LineRecords& out) {
 
 bool parse_codex_object(simdjson::dom::element object, uint64_t line_offset, FileCarry& carry, LineRecords& out) {
   using namespace codex;
+  // A line without a readable timestamp (legacy bare items) is as old as the last one that had one.
   int64_t timestamp_ms = parse_iso8601_ms(str_field(object, "timestamp")).value_or(0);
+  if (timestamp_ms > 0)
+    carry.last_timestamp_ms = timestamp_ms;
+  else
+    timestamp_ms = carry.last_timestamp_ms;
   LineMessages lm(line_offset, timestamp_ms, carry, out);
   std::string_view type = str_field(object, "type");
   element payload;

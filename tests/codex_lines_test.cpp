@@ -349,7 +349,9 @@ TEST_CASE("codex legacy bare files", "[codex]") {
   CHECK_FALSE(words.is_meta);
   CHECK(words.text == "rename the module");
   CHECK(words.git_branch == "dev");
+  CHECK(words.timestamp_ms == 1746093600000);  // bare items have no timestamp: the meta line's
   CHECK(run.lines[4].rec.messages.at(0).role == Role::Assistant);
+  CHECK(run.lines[4].rec.messages.at(0).timestamp_ms == 1746093600000);
   CHECK(run.lines[5].rec.messages.at(0).tool_calls.at(0).id == "call_a");
   CHECK(run.lines[6].rec.messages.at(0).text == "x");
   CHECK_FALSE(run.lines[7].kept);

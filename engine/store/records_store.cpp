@@ -283,6 +283,7 @@ std::string FileState::encode() const {
   for (int64_t v : {u.input, u.output, u.cache_creation, u.cache_read}) e.i64(v);
   e.b(carry.header_seen);
   e.u64(carry.pending_user_text);
+  e.i64(carry.last_timestamp_ms);
   return e.take();
 }
 
@@ -306,6 +307,7 @@ std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string
   for (int64_t* v : {&u.input, &u.output, &u.cache_creation, &u.cache_read}) *v = d.i64();
   f.carry.header_seen = d.b();
   f.carry.pending_user_text = d.u64();
+  f.carry.last_timestamp_ms = d.i64();
   if (!d.ok()) return std::nullopt;
   return f;
 }
