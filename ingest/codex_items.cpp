@@ -48,18 +48,9 @@ class NestedJson {
 
 bool field(element e, std::string_view key, element& out) { return e[key].get(out) == simdjson::SUCCESS; }
 
-// The `text` of each content block (input_text, output_text, summary_text, reasoning_text);
-// image and encrypted blocks have none. A string content is the text itself.
-void append_blocks_text(element content, std::string& out) {
-  std::string_view s;
-  if (content.get_string().get(s) == simdjson::SUCCESS) {
-    append_part(out, s);
-    return;
-  }
-  array blocks;
-  if (content.get_array().get(blocks) != simdjson::SUCCESS) return;
-  for (element b : blocks) append_part(out, str_field(b, "text"));
-}
+// The `text` of each content block (input_text, output_text, summary_text, reasoning_text; image
+// and encrypted blocks have none). A string content is the text itself.
+void append_blocks_text(element content, std::string& out) { collect_block_texts(content, out); }
 
 // `s` cut to `max` bytes on a UTF-8 boundary, as a JSON string (marked like write_truncated_json).
 void write_cut_string(std::string& out, std::string_view s, size_t max) {

@@ -133,8 +133,7 @@ void write_truncated_json(element e, std::string& out, size_t max_leaf, int dept
   }
 }
 
-// tool_result.content: a string, or blocks whose text parts are joined (images dropped).
-void collect_result_text(element content, std::string& out) {
+void collect_block_texts(element content, std::string& out, std::string_view block_type) {
   std::string_view s;
   if (content.get_string().get(s) == simdjson::SUCCESS) {
     append_part(out, s);
@@ -142,10 +141,11 @@ void collect_result_text(element content, std::string& out) {
   }
   array blocks;
   if (content.get_array().get(blocks) != simdjson::SUCCESS) return;
-  for (element b : blocks) {
-    if (str_field(b, "type") == "text") append_part(out, str_field(b, "text"));
-  }
+  for (element b : blocks)
+    if (block_type.empty() || str_field(b, "type") == block_type) append_part(out, str_field(b, "text"));
 }
+
+void collect_result_text(element content, std::string& out) { collect_block_texts(content, out, "text"); }
 
 
 }  // namespace osearch

@@ -25,7 +25,9 @@ void write_json_string(std::string& out, std::string_view s);
 // JSON text of `e` with every string leaf cut to `max_leaf` bytes (on a UTF-8 boundary), marked
 // "…[truncated]": the full strings are in the message text already, so the record stays small.
 void write_truncated_json(simdjson::dom::element e, std::string& out, size_t max_leaf, int depth = 0);
-// A string, or blocks whose `text` parts are joined (images dropped).
+// A string, or the `text` of each block (of type `block_type` when given; images have none).
+void collect_block_texts(simdjson::dom::element content, std::string& out, std::string_view block_type = {});
+// A tool result's content: a string, or its `text` blocks (images dropped).
 void collect_result_text(simdjson::dom::element content, std::string& out);
 
 }  // namespace osearch
