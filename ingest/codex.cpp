@@ -63,6 +63,9 @@ void parse_session_meta(element meta, FileCarry& carry, LineRecords& out) {
   carry.header_seen = true;
   set_session_id(str_field(meta, "id"), out);
   carry.cwd = std::string(str_field(meta, "cwd"));
+  out.is_header = true;
+  out.header_cwd = carry.cwd;
+  out.header_time_ms = parse_iso8601_ms(str_field(meta, "timestamp")).value_or(0);
   carry.version = std::string(str_field(meta, "cli_version"));
   element git;
   if (meta["git"].get(git) == simdjson::SUCCESS) carry.git_branch = std::string(str_field(git, "branch"));

@@ -264,6 +264,9 @@ bool parse_header(element obj, FileCarry& carry, LineRecords& out) {
   out.session_id_field = bounded_id(id);
   if (out.session_id_field.size() != id.size()) out.session_id_full = std::string(id);
   carry.cwd = std::string(str_field(obj, "cwd"));
+  out.is_header = true;
+  out.header_cwd = carry.cwd;
+  out.header_time_ms = parse_iso8601_ms(str_field(obj, "timestamp")).value_or(0);
   carry.version = scalar_text(obj, "version");
   carry.model = std::string(str_field(obj, "modelId"));
   carry.header_seen = true;

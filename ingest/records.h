@@ -115,6 +115,11 @@ struct LineRecords {
   // file's session is the engine's rule (see SourceFile::session_from_lines).
   std::string session_id_field;
   std::string session_id_full;   // the id as written, when bounding changed it (else empty)
+  // A transcript's header (omp/pi session line, Codex first session_meta) makes its session, even
+  // one that never gets a message: the working directory and start time it names.
+  bool is_header = false;
+  std::string header_cwd;
+  int64_t header_time_ms = 0;
 };
 
 // What a line's records cost in memory until they are written, roughly: their texts plus a fixed

@@ -97,12 +97,33 @@ void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec
   if (sid.empty()) return;
   pending_bytes_ += approx_bytes(rec);
   ++pending_lines_;
+  if (rec.is_header && !is_agent_file(file.kind) && sid == state.session_id) add_header(file, sid, rec);
   // Several messages of one line get consecutive key offsets: a line is longer than its message count.
   for (size_t i = 0; i < rec.messages.size(); ++i) add_message(file, sid, rec.messages[i], line_offset + i);
   for (auto& f : rec.facts) {
     // Usage is counted once per line: a rollout read again under a new name (.jsonl.zst) repeats it.
     if (f.kind == SessionFact::Kind::Usage && f.ref_uuid.empty()) f.ref_uuid = "@" + std::to_string(line_offset);
     add_fact(file, sid, f, line_offset);
+  }
+}
+
+// An omp/pi/Codex file is a session from its header on, with or without messages (one that never
+// gets any, such as a Codex rollout that only hit a rate limit, is still listed).
+void IngestBatch::add_header(const SourceFile& file, const std::string& sid, const LineRecords& rec) {
+  SessionRec& s = touch_session(sid, file).rec;
+  if (!s.has_main || s.source_deleted) {
+    s.has_main = true;
+    s.jsonl_path = file.path;
+    s.source_deleted = false;
+  }
+  if (!rec.header_cwd.empty()) {
+    if (s.project_path.empty()) s.project_path = rec.header_cwd;
+    if (s.cwd.empty()) s.cwd = rec.header_cwd;
+    if (s.project.empty()) s.project = project_slug(rec.header_cwd);
+  }
+  if (rec.header_time_ms > 0) {
+    if (s.started_at == 0 || rec.header_time_ms < s.started_at) s.started_at = rec.header_time_ms;
+    s.ended_at = std::max(s.ended_at, rec.header_time_ms);
   }
 }
 

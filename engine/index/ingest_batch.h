@@ -73,6 +73,7 @@ class IngestBatch {
   TouchedSession* find_session(const std::string& id);
   TouchedSession& touch_session(const std::string& id, const SourceFile& file);
   std::string resolve_session(const SourceFile& file, FileState& state, const LineRecords& rec);
+  void add_header(const SourceFile& file, const std::string& sid, const LineRecords& rec);
   void add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset);
   void record_tool_calls(const std::string& sid, Message& m, const std::string& message_key, int64_t ts,
                          SessionRec& s, PendingMessage* pm);

@@ -52,7 +52,7 @@ void IngestBatch::flush() {
   timer.mark("text log");
   bool titles_changed = false;
   for (auto& [id, ts] : sessions_) {
-    if (ts.rec.message_count == 0) continue;
+    if (ts.rec.message_count == 0 && !ts.rec.has_main) continue;
     if (ts.rec.searchable_titles() != ts.committed_titles || !ts.exists_in_store) {
       xapian_.set_session_title(ts.rec);
       titles_changed = true;
@@ -198,7 +198,9 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
     if (s && s->rec.jsonl_path == path) s->rec.source_deleted = true;
   }
   for (auto& [id, ts] : sessions_) {
-    if (ts.rec.message_count == 0) continue;  // a transcript with no messages is not a session
+    // A Claude transcript with no messages is not a session (summary-only files title others); a
+    // header made one (add_header).
+    if (ts.rec.message_count == 0 && !ts.rec.has_main) continue;
     if (ts.exists_in_store) txn.del(db.sess_by_time, session_time_key(ts.committed_ended_at, id));
     txn.put(db.sess_by_time, session_time_key(ts.rec.ended_at, id), "");
     txn.put(db.sess_by_project, pair_key(ts.rec.project, id), "");

@@ -140,7 +140,7 @@ void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout)
   TextLogReader text;
   text.open(store.dir(), parts.text_bytes, parts.text_entries, parts.text_log);  // throws IndexDamaged
   for (const auto& [id, s] : sessions)
-    if (s.message_count) xapian.set_session_title(s);
+    if (s.message_count || s.has_main) xapian.set_session_title(s);
   xapian.commit();
 
   struct Pending {
