@@ -346,11 +346,13 @@ SalvageReport salvage_old_env(const SalvageTarget& target) {
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   std::vector<std::string> lost;
+  bool error_said = false;
   for (size_t pos = 0; pos < lines.size();) {
     size_t nl = lines.find('\n', pos);
     if (nl == std::string::npos) nl = lines.size();
     std::string_view line(lines.data() + pos, nl - pos);
     if (line.starts_with("lost ")) lost.emplace_back(line.substr(5));
+    if (line.starts_with("error ")) error_said = true;
     if (line.starts_with("error ")) lost.push_back("the old store could not be read (" + std::string(line.substr(6)) +
                                                    "): what was read before the error was kept");
     pos = nl + 1;
@@ -361,6 +363,10 @@ SalvageReport salvage_old_env(const SalvageTarget& target) {
   else if (WIFSIGNALED(status))
     lost.push_back(std::string("reading the old store crashed (") + strsignal(WTERMSIG(status)) +
                    "): what was read before the crash was kept");
+  else if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && !error_said)
+    // A fault handler that exits instead of dying (a sanitizer's, say) still ended the read early.
+    lost.push_back("reading the old store failed (exit " + std::to_string(WEXITSTATUS(status)) +
+                   "): what was read before the failure was kept");
   for (const auto& l : lost) report.lost += (report.lost.empty() ? "" : "; ") + l;
   return report;
 }
