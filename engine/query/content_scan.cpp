@@ -9,9 +9,19 @@
 namespace osearch {
 namespace {
 
+// Metacharacters get a backslash; ASCII controls and DEL are written \xHH (Hyperscan's UTF-8 check
+// refuses a raw DEL, though it is valid UTF-8).
 std::string escape_literal(std::string_view s) {
   std::string out;
   for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+      continue;
+    }
     if (std::string_view("\\^$.|?*+()[]{}/-").find(c) != std::string_view::npos) out.push_back('\\');
     out.push_back(c);
   }

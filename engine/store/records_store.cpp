@@ -301,13 +301,16 @@ std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string
   f.repaired_lines = d.u64();
   f.oversized_lines = d.u64();
   f.path = std::string(d.str());
-  for (std::string* s : {&f.carry.cwd, &f.carry.git_branch, &f.carry.version, &f.carry.model, &f.carry.last_entry_id})
-    *s = std::string(d.str());
-  TokenUsage& u = f.carry.usage_total;
-  for (int64_t* v : {&u.input, &u.output, &u.cache_creation, &u.cache_read}) *v = d.i64();
-  f.carry.header_seen = d.b();
-  f.carry.pending_user_text = d.u64();
-  f.carry.last_timestamp_ms = d.i64();
+  // The adapter's carry, appended field by field: a state written before a field existed ends early.
+  if (!d.at_end()) {
+    for (std::string* s : {&f.carry.cwd, &f.carry.git_branch, &f.carry.version, &f.carry.model, &f.carry.last_entry_id})
+      *s = std::string(d.str());
+    TokenUsage& u = f.carry.usage_total;
+    for (int64_t* v : {&u.input, &u.output, &u.cache_creation, &u.cache_read}) *v = d.i64();
+    f.carry.header_seen = d.b();
+  }
+  if (!d.at_end()) f.carry.pending_user_text = d.u64();
+  if (!d.at_end()) f.carry.last_timestamp_ms = d.i64();
   if (!d.ok()) return std::nullopt;
   return f;
 }
