@@ -24,21 +24,11 @@ void check_id(const std::string& id, const char* what) {
 }
 
 void check_message(const osearch::Message& m) {
-  require(m.prompt_offset <= m.text.size(), "prompt_offset beyond the text");
-  require(valid_utf8(m.text), "message text is not valid UTF-8");
+  osearch_fuzz::check_message_text(m);
   check_id(m.uuid, "uuid too long or not UTF-8");
   check_id(m.parent_uuid, "parent uuid too long or not UTF-8");
   require(valid_utf8(m.model) && valid_utf8(m.cwd), "model/cwd not UTF-8");
-  for (const auto& tc : m.tool_calls) {
-    check_id(tc.id, "tool call id too long");
-    require(valid_utf8(tc.input_json), "tool input_json is not valid UTF-8");
-    if (!tc.input_json.empty()) {
-      simdjson::dom::parser p;
-      simdjson::padded_string padded(tc.input_json);
-      simdjson::dom::element e;
-      require(p.parse(padded).get(e) == simdjson::SUCCESS, "tool input_json does not parse");
-    }
-  }
+  for (const auto& tc : m.tool_calls) check_id(tc.id, "tool call id too long");
   for (const auto& tr : m.tool_results) check_id(tr.tool_use_id, "tool result id too long");
 }
 

@@ -15,25 +15,6 @@
 using osearch_fuzz::require;
 using osearch_fuzz::valid_utf8;
 
-namespace {
-
-void check_message(const osearch::Message& m) {
-  require(m.prompt_offset <= m.text.size(), "prompt_offset beyond the text");
-  require(valid_utf8(m.text), "message text is not valid UTF-8");
-  for (const auto& tc : m.tool_calls) {
-    require(valid_utf8(tc.input_json), "tool input_json is not valid UTF-8");
-    // input_json is re-serialized by the adapter: it must parse again.
-    if (!tc.input_json.empty()) {
-      simdjson::dom::parser p;
-      simdjson::padded_string padded(tc.input_json);
-      simdjson::dom::element e;
-      require(p.parse(padded).get(e) == simdjson::SUCCESS, "tool input_json does not parse");
-    }
-  }
-}
-
-}  // namespace
-
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string buf(reinterpret_cast<const char*>(data), size);
   buf.append(simdjson::SIMDJSON_PADDING, ' ');
@@ -42,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   reader.parse_buffer(buf.data(), size, true, 0,
                       [](simdjson::dom::element obj, uint64_t) {
                         osearch::LineRecords rec;
-                        if (osearch::parse_claude_object(obj, rec)) for (const auto& m : rec.messages) check_message(m);
+                        if (osearch::parse_claude_object(obj, rec)) for (const auto& m : rec.messages) osearch_fuzz::check_message_text(m);
                         for (const auto& f : rec.facts) require(valid_utf8(f.text), "fact text is not valid UTF-8");
                       },
                       result);

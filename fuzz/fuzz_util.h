@@ -6,6 +6,10 @@
 #include <cstdlib>
 #include <string_view>
 
+#include <simdjson.h>
+
+#include "ingest/records.h"
+
 namespace osearch_fuzz {
 
 // A broken invariant is a crash: libFuzzer saves the input as an artifact.
@@ -35,6 +39,22 @@ inline bool valid_utf8(std::string_view s) {
     i += n;
   }
   return true;
+}
+
+// What every adapter's messages promise downstream: offsets inside the text, valid UTF-8, and
+// tool inputs (re-serialized by the adapter) that parse as JSON again.
+inline void check_message_text(const osearch::Message& m) {
+  require(m.prompt_offset <= m.text.size(), "prompt_offset beyond the text");
+  require(valid_utf8(m.text), "message text is not valid UTF-8");
+  for (const auto& tc : m.tool_calls) {
+    require(valid_utf8(tc.input_json), "tool input_json is not valid UTF-8");
+    if (!tc.input_json.empty()) {
+      simdjson::dom::parser p;
+      simdjson::padded_string padded(tc.input_json);
+      simdjson::dom::element e;
+      require(p.parse(padded).get(e) == simdjson::SUCCESS, "tool input_json does not parse");
+    }
+  }
 }
 
 }  // namespace osearch_fuzz

@@ -38,6 +38,13 @@ struct FileCarry {
   bool operator==(const FileCarry&) const = default;
 };
 
+// What every message of a file inherits from its header: cwd, branch and version.
+inline void stamp_from_carry(Message& m, const FileCarry& carry) {
+  m.cwd = carry.cwd;
+  m.git_branch = carry.git_branch;
+  m.version = carry.version;
+}
+
 // Fills `out` from one JSON object; false when the object yields nothing (no messages, no facts,
 // no session id). `line_offset` is the byte offset of the object's line in the (decompressed)
 // file: adapters use it to name entries that carry no id of their own ("@<offset>").

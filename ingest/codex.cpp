@@ -36,9 +36,7 @@ Message& LineMessages::add(Role role, ContentType type) {
   m.role = role;
   m.content_type = type;
   m.timestamp_ms = timestamp_ms_;
-  m.cwd = carry_.cwd;
-  m.git_branch = carry_.git_branch;
-  m.version = carry_.version;
+  stamp_from_carry(m, carry_);
   if (role == Role::Assistant &&
       (type == ContentType::Text || type == ContentType::Thinking || type == ContentType::ToolUse))
     m.model = carry_.model;

@@ -83,9 +83,7 @@ class EntryMessages {
     m.role = role;
     m.content_type = type;
     m.is_meta = meta;
-    m.cwd = carry_.cwd;
-    m.git_branch = carry_.git_branch;
-    m.version = carry_.version;
+    stamp_from_carry(m, carry_);
     m.text = std::move(text);
     ++parts_;
     out_.messages.push_back(std::move(m));

@@ -7,7 +7,7 @@
 using namespace osearch;
 
 TEST_CASE("content -F: controls and DEL are literals, never a bad regex", "[search][fixed]") {
-  for (const std::string p : {std::string("\x7f"), std::string("a\x7f" "b"), std::string("tab\there"),
+  for (const std::string& p : {std::string("\x7f"), std::string("a\x7f" "b"), std::string("tab\there"),
                               std::string("\x1b[31m"), std::string("x\x01y")}) {
     INFO(p);
     ContentOptions o;
