@@ -44,10 +44,17 @@ std::atomic<int> g_stop_signal{0};
 static_assert(std::atomic<int>::is_always_lock_free, "written by a signal handler");
 
 extern "C" void on_stop_signal(int sig) {
-  g_stop_signal.store(sig, std::memory_order_relaxed);
   // A second SIGINT or SIGTERM kills at once; the index recovers from that as from kill -9.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
+  int none = 0;
+  if (!g_stop_signal.compare_exchange_strong(none, sig)) {
+    // Workers block these signals (ingest/worker_thread.h), but a thread we did not start could
+    // still run this beside the first call: die by this signal once the handler returns.
+    ::sigaction(sig, &dfl, nullptr);
+    ::raise(sig);
+    return;
+  }
   ::sigaction(SIGINT, &dfl, nullptr);
   ::sigaction(SIGTERM, &dfl, nullptr);
 }

@@ -7,6 +7,8 @@
 #include <cstring>
 #include <thread>
 
+#include "ingest/worker_thread.h"
+
 namespace osearch {
 namespace fs = std::filesystem;
 namespace {
@@ -69,7 +71,7 @@ void stat_and_sort(DiscoveryResult& r) {
   };
   const size_t half = r.files.size() / 2;
   if (r.files.size() >= 256) {
-    std::thread other(stat_range, half, r.files.size());
+    std::thread other = start_worker(stat_range, half, r.files.size());
     stat_range(0, half);
     other.join();
   } else {

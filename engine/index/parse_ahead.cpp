@@ -5,6 +5,8 @@
 
 #include <cstring>
 
+#include "ingest/worker_thread.h"
+
 namespace osearch {
 namespace {
 // Chunks of about this much text: big enough to amortize the hand-over, small enough that a huge
@@ -35,7 +37,7 @@ ParseAhead::ParseAhead(std::vector<ParseJob> jobs, size_t max_bytes_ahead, size_
     : jobs_(std::move(jobs)),
       max_bytes_ahead_(max_bytes_ahead),
       max_line_bytes_(max_line_bytes),
-      thread_(&ParseAhead::run, this) {}
+      thread_(start_worker(&ParseAhead::run, this)) {}
 
 ParseAhead::~ParseAhead() {
   {

@@ -8,6 +8,7 @@
 #include "engine/store/errors.h"
 #include "engine/index/text_index.h"
 #include "engine/store/trace.h"
+#include "ingest/worker_thread.h"
 
 namespace osearch {
 namespace fs = std::filesystem;
@@ -18,7 +19,7 @@ constexpr size_t kRun = 16;  // documents taken at a time
 ShardWrite::ShardWrite(std::string index_dir, std::span<const MessageDoc> docs, std::vector<std::string> names)
     : index_dir_(std::move(index_dir)), docs_(docs), names_(std::move(names)) {
   errors_.resize(names_.size());
-  for (size_t t = 0; t < names_.size(); ++t) threads_.emplace_back(&ShardWrite::write, this, t);
+  for (size_t t = 0; t < names_.size(); ++t) threads_.push_back(start_worker(&ShardWrite::write, this, t));
 }
 
 ShardWrite::~ShardWrite() {

@@ -8,6 +8,7 @@
 #include "engine/store/codec.h"
 #include "engine/store/index_damage.h"
 #include "ingest/bounded_id.h"
+#include "ingest/worker_thread.h"
 #include "engine/store/trace.h"
 
 #include <fcntl.h>
@@ -301,7 +302,7 @@ XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
     }
   };
   std::thread second;
-  if (!halves[1].empty()) second = std::thread(merge, 1);
+  if (!halves[1].empty()) second = start_worker(merge, 1);
   if (!halves[0].empty()) merge(0);
   if (second.joinable()) second.join();
   for (const auto& e : errors)

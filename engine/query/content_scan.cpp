@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "engine/query/query.h"
+#include "ingest/worker_thread.h"
 
 namespace osearch {
 namespace {
@@ -250,7 +251,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
   };
   {
     std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    for (unsigned t = 1; t < threads; ++t) pool.push_back(start_worker(work, t));
     work(0);
     for (auto& th : pool) th.join();
   }
