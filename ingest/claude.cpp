@@ -180,11 +180,11 @@ bool parse_message(element obj, std::string_view type, Message& m) {
     if (has_content) parse_user_content(obj, content, m);
     if (has_message) meta_flag = meta_flag || bool_field(message, "isMeta");
   }
-  if (compact_summary) {
-    m.content_type = ContentType::Summary;
-    meta_flag = true;
-  }
-  if (m.role == Role::User && m.content_type != ContentType::Command && is_meta_user_text(m.text)) meta_flag = true;
+  // A compaction summary is the richest description of a long session: searchable by default.
+  if (compact_summary) m.content_type = ContentType::Summary;
+  if (m.role == Role::User && m.content_type == ContentType::Text && is_meta_user_text(m.text)) meta_flag = true;
+  // A slash command's envelope is control plane; the arguments the user typed after it are theirs.
+  if (m.content_type == ContentType::Command && command_args(m.text).empty()) meta_flag = true;
   if (m.role == Role::User && m.content_type == ContentType::Text) m.prompt_offset = skip_ide_context(m.text);
   m.is_meta = meta_flag;
   return true;
@@ -195,6 +195,18 @@ bool parse_message(element obj, std::string_view type, Message& m) {
 bool is_command_envelope(std::string_view text) {
   std::string_view t = ltrim(text);
   return starts_with(t, "<command-name>") || starts_with(t, "<command-message>");
+}
+
+std::string_view command_args(std::string_view envelope) {
+  static constexpr std::string_view kOpen = "<command-args>", kClose = "</command-args>";
+  size_t b = envelope.find(kOpen);
+  if (b == std::string_view::npos) return {};
+  b += kOpen.size();
+  size_t e = envelope.find(kClose, b);
+  std::string_view args = envelope.substr(b, e == std::string_view::npos ? std::string_view::npos : e - b);
+  size_t first = args.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) return {};
+  return args.substr(first, args.find_last_not_of(" \t\r\n") + 1 - first);
 }
 
 bool is_meta_user_text(std::string_view text) {

@@ -18,6 +18,8 @@ bool parse_claude_object(simdjson::dom::element object, LineRecords& out);
 // Classification of user text (exposed for tests).
 bool is_meta_user_text(std::string_view text);
 bool is_command_envelope(std::string_view text);
+// The trimmed text between <command-args> and </command-args> (empty when there is none).
+std::string_view command_args(std::string_view envelope);
 
 }  // namespace osearch
 

@@ -116,11 +116,11 @@ TEST_CASE("claude: meta classification of isMeta and caveats and reminders and n
     CHECK_FALSE(msg(ps, "11111111-0000-4000-8000-000000000001").is_meta);  // the real prompt
   }
 
-  SECTION("isCompactSummary: ContentType::Summary and meta") {
+  SECTION("isCompactSummary: ContentType::Summary, searchable by default (issue 9)") {
     auto ps = parse_file(kCompact);
     const Message& m = msg(ps, "1cb2a467-8a62-4e97-917e-85d905d1c39c");
     CHECK(m.content_type == ContentType::Summary);
-    CHECK(m.is_meta);
+    CHECK_FALSE(m.is_meta);
     CHECK(m.text.find("This session is being continued from a previous conversation") != std::string::npos);
     const Message& q = msg(ps, "a6e20ffd-9e9c-429e-8db3-884f99acbe1c");
     CHECK(q.text == "what is 2 + 2?");
@@ -164,6 +164,22 @@ TEST_CASE("claude: slash command envelopes are ContentType::Command", "[claude]"
   REQUIRE(mention.kept);
   CHECK(mention.rec.messages.at(0).content_type == ContentType::Text);
   CHECK_FALSE(mention.rec.messages.at(0).is_meta);
+
+  // Hidden unless it carries what the user typed after the command (SPEC §3, issue 9).
+  CHECK(c.is_meta);
+  CHECK(blocks.rec.messages.at(0).is_meta);
+  One with_args = parse_one(
+      R"({"type":"user","uuid":"u-args","sessionId":"s","message":{"role":"user","content":"<command-message>handgemacht:create-beads</command-message>\n<command-name>/handgemacht:create-beads</command-name>\n<command-args>fastest credo mix_audit basically</command-args>"}})");
+  REQUIRE(with_args.kept);
+  CHECK(with_args.rec.messages.at(0).content_type == ContentType::Command);
+  CHECK_FALSE(with_args.rec.messages.at(0).is_meta);
+  One empty_args = parse_one(
+      R"({"type":"user","uuid":"u-noargs","sessionId":"s","message":{"role":"user","content":"<command-name>/clear</command-name>\n<command-args> \n</command-args>"}})");
+  REQUIRE(empty_args.kept);
+  CHECK(empty_args.rec.messages.at(0).is_meta);
+  CHECK(command_args("<command-name>/x</command-name><command-args>  a b </command-args>") == "a b");
+  CHECK(command_args("<command-name>/x</command-name><command-args>unclosed") == "unclosed");
+  CHECK(command_args("<command-name>/x</command-name>").empty());
 
   CHECK(is_command_envelope("  <command-name>/mcp</command-name>"));
   CHECK(is_command_envelope("<command-message>mcp</command-message>\n<command-name>/mcp</command-name>"));

@@ -31,7 +31,7 @@ namespace {
 
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change: the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 12;
+constexpr uint64_t kSchemaVersion = 13;
 // Below this an env's slack is not worth a copy.
 constexpr uint64_t kRepackMinBytes = 4u << 20;
 

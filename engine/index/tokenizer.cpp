@@ -113,3 +113,12 @@ CharClass classify_multibyte(std::string_view s, size_t i, size_t& len) {
 
 }  // namespace detail
 }  // namespace osearch
+
+namespace osearch {
+
+void search_form(std::string_view word, std::string& out) {
+  out.assign(word);
+  for (char& c : out) c = ascii_lower(c);
+}
+
+}  // namespace osearch

@@ -1,8 +1,9 @@
 // The one tokenizer both sides use: index terms at ingest, query terms at search. Identifiers stay
 // findable verbatim: besides plain words it emits whole compounds (UUIDs, toolu_ ids, paths,
-// versions, kebab-ids, dotted names) and the parts of snake_case words. CJK runs become unigrams
-// and bigrams. Emoji are terms of their own (see SymbolCluster). ASCII is lower-cased; other
-// scripts are kept as written.
+// versions, kebab-ids, dotted names) and the parts of identifiers (snake_case and camelCase pieces,
+// a name without its leading/trailing underscores), so `badge` finds getFileTypeBadge and
+// `csrf_token` finds _csrf_token. CJK runs become unigrams and bigrams. Emoji are terms of their own
+// (see SymbolCluster). Every term is in its search form: case and diacritics folded (search_form).
 #pragma once
 
 #include <cstdint>
@@ -48,8 +49,9 @@ class Tokenizer {
 
  private:
   void flush_span(std::string_view span, uint32_t& pos, auto& sink);
+  void emit_parts(std::string_view word, uint32_t pos, auto& sink);
   void emit_path_segments(std::string_view path, uint32_t pos, auto& sink);
-  std::string term_, compound_;
+  std::string term_, compound_, unversioned_;
   SymbolCluster cluster_;
 };
 
@@ -66,6 +68,28 @@ inline std::string ascii_lower(std::string_view s) {
   for (char& c : out) c = ascii_lower(c);
   return out;
 }
+inline bool is_ascii(std::string_view s) {
+  for (char c : s)
+    if (static_cast<unsigned char>(c) >= 0x80) return false;
+  return true;
+}
+
+// The search form of a word or compound, into `out`: ASCII lower-cased; other scripts case- and
+// diacritics-folded (ingest/unicode_fold.h), so École, ÉCOLE and ecole are one term.
+void search_form(std::string_view word, std::string& out);
+inline std::string search_form(std::string_view word) {
+  std::string out;
+  search_form(word, out);
+  return out;
+}
+
+// The pieces of an identifier as written, lower-cased: its snake_case segments, the camelCase
+// pieces of each ("HTTPServerError" -> http server error, "utf8Decode" -> utf8 decode) and the runs
+// of adjacent camel pieces (servererror, httpserver); pieces of one character dropped, the whole
+// word never repeated. Calls piece(view) for each. ASCII words only (a word with other scripts is
+// split at underscores alone).
+template <typename F>
+void for_each_identifier_piece(std::string_view word, F&& piece);
 
 namespace detail {
 enum class CharClass : uint8_t { Word, Connector, Separator, Cjk, Symbol };
@@ -167,11 +191,12 @@ void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
       continue;
     }
     size_t w = i;
-    bool has_underscore = false;
+    bool has_underscore = false, has_inner_upper = false;
     while (i < span.size()) {
       c = detail::classify(span, i, len);
       if (c != detail::CharClass::Word) break;
       if (span[i] == '_') has_underscore = true;
+      if (i > w && span[i] >= 'A' && span[i] <= 'Z') has_inner_upper = true;
       i += len;
     }
     std::string_view word = span.substr(w, i - w);
@@ -180,27 +205,50 @@ void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
       ++pos;
       continue;
     }
-    term_.assign(word);
-    for (char& ch : term_) ch = ascii_lower(ch);
-    if (term_.size() > 1 || static_cast<unsigned char>(term_[0]) >= 0x80) sink(std::string_view(term_), pos, TermKind::Word);
-    if (has_underscore) {
-      size_t p = 0;
-      std::string_view t(term_);
-      while (p < t.size()) {
-        size_t q = t.find('_', p);
-        if (q == std::string_view::npos) q = t.size();
-        if (q - p > 1 && !(p == 0 && q == t.size())) sink(t.substr(p, q - p), pos, TermKind::Part);
-        p = q + 1;
-      }
-    }
+    search_form(word, term_);
+    if (term_.size() > 1 || (!term_.empty() && static_cast<unsigned char>(term_[0]) >= 0x80))
+      sink(std::string_view(term_), pos, TermKind::Word);
+    if (has_underscore || has_inner_upper) emit_parts(word, pos, sink);
     ++pos;
   }
   if (has_connector && words >= 2 && span.size() <= kMaxCompoundBytes) {
-    compound_.assign(span);
-    for (char& ch : compound_) ch = ascii_lower(ch);
+    search_form(span, compound_);
     sink(std::string_view(compound_), first_pos, TermKind::Compound);
+    // "v1.2.3" is also the version "1.2.3" (a query for the number finds the tag).
+    if (compound_.size() > 2 && compound_[0] == 'v' && compound_[1] >= '0' && compound_[1] <= '9' &&
+        compound_.find_first_of("./") != std::string::npos) {
+      unversioned_.assign(compound_, 1);
+      sink(std::string_view(unversioned_), first_pos, TermKind::Compound);
+    }
     emit_path_segments(std::string_view(compound_), first_pos, sink);
   }
+}
+
+// An identifier's parts, at its position: the word without leading/trailing underscores
+// ("_csrf_token" -> csrf_token, "__init__" -> init) and its snake/camel pieces.
+void Tokenizer::emit_parts(std::string_view word, uint32_t pos, auto& sink) {
+  size_t b = word.find_first_not_of('_');
+  if (b == std::string_view::npos) return;
+  size_t e = word.find_last_not_of('_') + 1;
+  if ((b > 0 || e < word.size()) && e - b > 1) {
+    std::string_view t(term_);
+    // term_ is the search form of `word`: underscores survive folding, at the ends too.
+    size_t tb = t.find_first_not_of('_'), te = t.find_last_not_of('_');
+    if (tb != std::string_view::npos) sink(t.substr(tb, te + 1 - tb), pos, TermKind::Part);
+  }
+  if (!is_ascii(word)) {
+    // Other scripts: underscore segments of the folded word.
+    std::string_view t(term_);
+    size_t p = 0;
+    while (p < t.size()) {
+      size_t q = t.find('_', p);
+      if (q == std::string_view::npos) q = t.size();
+      if (q - p > 1 && !(p == 0 && q == t.size())) sink(t.substr(p, q - p), pos, TermKind::Part);
+      p = q + 1;
+    }
+    return;
+  }
+  for_each_identifier_piece(word, [&](std::string_view piece) { sink(piece, pos, TermKind::Part); });
 }
 
 // Inside a path (or path:line, scheme://host), each segment that is itself an identifier
@@ -230,6 +278,49 @@ void Tokenizer::emit_path_segments(std::string_view path, uint32_t pos, auto& si
     }
     if (conn && runs >= 2) sink(seg, pos, TermKind::Compound);
     b = e + 1;
+  }
+}
+
+template <typename F>
+void for_each_identifier_piece(std::string_view word, F&& piece) {
+  if (word.size() > kMaxWordBytes) return;
+  char buf[kMaxWordBytes];
+  for (size_t k = 0; k < word.size(); ++k) buf[k] = ascii_lower(word[k]);
+  auto upper = [](char c) { return c >= 'A' && c <= 'Z'; };
+  auto lower = [](char c) { return c >= 'a' && c <= 'z'; };
+  auto digit = [](char c) { return c >= '0' && c <= '9'; };
+  auto emit = [&](size_t b, size_t e) {
+    if (e - b > 1) piece(std::string_view(buf + b, e - b));
+  };
+  const bool snake = word.find('_') != std::string_view::npos;
+  size_t seg = 0;
+  while (seg < word.size()) {
+    if (word[seg] == '_') {
+      ++seg;
+      continue;
+    }
+    size_t seg_end = std::min(word.find('_', seg), word.size());
+    // camelCase boundaries inside the segment: before an upper-case letter that follows a
+    // lower-case letter or a digit ("fileType", "utf8Decode"), or that starts a word after an
+    // acronym ("HTTPServer").
+    size_t cuts[kMaxWordBytes + 1], n = 0;
+    cuts[n++] = seg;
+    for (size_t i = seg + 1; i < seg_end; ++i)
+      if (upper(word[i]) && (lower(word[i - 1]) || digit(word[i - 1]) ||
+                             (upper(word[i - 1]) && i + 1 < seg_end && lower(word[i + 1]))))
+        cuts[n++] = i;
+    cuts[n] = seg_end;
+    if (snake && (seg > 0 || seg_end < word.size())) emit(seg, seg_end);  // the snake segment
+    if (n > 1) {
+      for (size_t k = 0; k < n; ++k) emit(cuts[k], cuts[k + 1]);  // the camel pieces
+      // Runs of adjacent pieces ("ServerError" in HTTPServerError), for identifiers of up to
+      // kMaxJoinedPieces pieces: a query names a part of an identifier by a shorter identifier.
+      constexpr size_t kMaxJoinedPieces = 6;
+      if (n <= kMaxJoinedPieces)
+        for (size_t len = 2; len < n; ++len)
+          for (size_t k = 0; k + len <= n; ++k) emit(cuts[k], cuts[k + len]);
+    }
+    seg = seg_end;
   }
 }
 

@@ -157,7 +157,7 @@ class Parser {
         case TermKind::SymbolSequence:
           if (pick(pos, kind)) symbols.emplace_back(t);
           break;
-        case TermKind::Part: break;
+        case TermKind::Part: break;  // the document holds them; the query names the identifier
       }
     });
     // A compound the index does not hold whole (a file name or UUID inside a longer path, a partial
@@ -166,19 +166,30 @@ class Parser {
     bool whole = !compounds.empty() && (std::all_of(compounds.begin(), compounds.end(), [&](const std::string& c) {
       return db_.term_exists(c);
     }) || plain.size() < word_runs(compounds.front()));
-    std::vector<std::string> terms = whole ? compounds : plain;
-    if (!whole) {
-      auto& cjk = bigrams.empty() ? unigrams : bigrams;
-      terms.insert(terms.end(), cjk.begin(), cjk.end());
-    }
-    terms.insert(terms.end(), symbols.begin(), symbols.end());  // emoji never sit inside a compound
     std::vector<Xapian::Query> qs;
-    for (const auto& t : terms) {
-      qs.emplace_back(t);
+    auto term = [&](const std::string& t) {
       out_.positive_terms.push_back(t);
+      return Xapian::Query(t);
+    };
+    if (whole) {
+      for (const auto& t : compounds) qs.push_back(term(t));
+    } else {
+      for (const auto& w : plain) qs.push_back(word_or_unwrapped(w, term));
+      auto& cjk = bigrams.empty() ? unigrams : bigrams;
+      for (const auto& t : cjk) qs.push_back(term(t));
     }
+    for (const auto& t : symbols) qs.push_back(term(t));  // emoji never sit inside a compound
     if (!qs.empty()) out_.has_free_text = true;
     return and_all(qs);
+  }
+
+  // "_csrf_token" also finds csrf_token (the indexer stores every identifier without its leading
+  // and trailing underscores too, so "csrf_token" finds _csrf_token by itself).
+  template <typename Term>
+  static Xapian::Query word_or_unwrapped(const std::string& w, Term& term) {
+    size_t b = w.find_first_not_of('_'), e = w.find_last_not_of('_');
+    if (b == std::string::npos || (b == 0 && e + 1 == w.size()) || e + 1 - b < 2) return term(w);
+    return Xapian::Query(Xapian::Query::OP_OR, term(w), term(w.substr(b, e + 1 - b)));
   }
 
   // Positions exist for prose only; elsewhere a phrase degrades to "all its words".

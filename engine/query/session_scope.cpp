@@ -21,14 +21,17 @@ bool find_first_term(std::string_view text, const std::vector<std::string>& term
   size_t best = std::string::npos, best_len = 0;
   for (const auto& t : terms) {
     if (t.empty()) continue;
-    size_t at = 0;
+    size_t at = 0, inside = std::string::npos;
     while ((at = hay.find(t, at)) != std::string::npos) {
-      // Prefer whole-word hits: a term must not start inside an ASCII word.
+      // Prefer whole-word hits: a term must not start inside an ASCII word. A piece of an
+      // identifier ("server" in HTTPServerError) only ever starts inside one: its first place then.
       bool starts_word = at == 0 || !std::isalnum(static_cast<unsigned char>(hay[at - 1])) ||
                          static_cast<unsigned char>(t[0]) >= 0x80;
       if (starts_word) break;
+      if (inside == std::string::npos) inside = at;
       ++at;
     }
+    if (at == std::string::npos) at = inside;
     if (at != std::string::npos && at < best) {
       best = at;
       best_len = t.size();

@@ -66,7 +66,9 @@ struct MessageRec {
   uint64_t text_len = 0;
   std::vector<std::string> tool_call_ids;
 
-  bool hidden_by_default() const { return is_meta || content_type == ContentType::Command; }
+  // The adapters decide: a command envelope without arguments is meta, one with arguments is the
+  // user's words (SPEC §3); injected context, caveats and reminders are meta.
+  bool hidden_by_default() const { return is_meta; }
   std::string encode() const;
   static std::optional<MessageRec> decode(std::string_view key, std::string_view bytes);
 };
