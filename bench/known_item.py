@@ -120,7 +120,6 @@ def main(argv=None):
             fts_ms.append((time.perf_counter() - t0) * 1000)
             q["fts5_top"] = hits[:3]
             q["fts5_rank"] = core.first_rank(hits, q["targets"])
-        fts.db.close()
         del units
 
         log("osearch index ...")
@@ -130,10 +129,12 @@ def main(argv=None):
                               "error": r.get("error")}
         if not r["ok"]:
             raise RuntimeError(f"osearch index failed: {r.get('error')}")
-        lst = run([osearch, "list", "--index", idx, *src_args, "--no-refresh", "--limit", "1000000",
+        lst = run([osearch, "list", "--index", idx, *src_args, "--no-refresh", "--limit", "100000",
                    "--format", "json"], env=env, timeout=600)
         listed, _ = hits_of(lst)
-        if listed is not None:
+        if listed is None:
+            R["osearch_index"]["list_error"] = (lst.get("error") or "no results array")[:300]
+        else:
             known = {tuple(x) for x in listed}
             missing = sorted({tuple(t) for q in queries for t in q["targets"]} - known)
             R["osearch_index"]["listed_sessions"] = len(known)
@@ -170,6 +171,12 @@ def main(argv=None):
             log(f"diagnosing {len(misses)} misses ...")
             for q in misses:
                 q["diagnosis"] = diagnose(osearch, idx, src_args, env, q)
+                if q.get("osearch_top"):  # the units FTS5 would rank for the target and osearch's first
+                    top = q["osearch_top"][0]
+                    q["diagnosis"]["fts5_best_unit"] = {
+                        "target": fts.best_unit(q["words"], q["diagnosis"]["target"]),
+                        "osearch_first": fts.best_unit(q["words"], (top["agent"], top["session_id"]))}
+        fts.db.close()
         R["miss_categories"] = {}
         for q in misses:
             c = (q.get("diagnosis") or {}).get("category", "undiagnosed")

@@ -58,11 +58,11 @@ def df_band(n_sessions, lo_frac=0.02, hi_frac=0.05, floor=2):
     return lo, hi
 
 
-def session_df(units):
+def session_df(units, dropped=None):
     """key -> number of sessions holding it. units: (agent, session_id, kind, text)."""
     per = defaultdict(set)
     for agent, sid, _, text in units:
-        per[(agent, sid)].update(k for _, k in words(text))
+        per[(agent, sid)].update(k for _, k in words(text, dropped))
     df = defaultdict(int)
     for keys in per.values():
         for k in keys:
@@ -72,7 +72,8 @@ def session_df(units):
 
 def generate(units, seed=1, per_kind=120, kinds=KINDS):
     """Queries: dicts {id, kind, words, query, targets, text}. Deterministic for (units, seed)."""
-    df, n_sessions = session_df(units)
+    dropped = {}
+    df, n_sessions = session_df(units, dropped)
     lo, hi = df_band(n_sessions)
     holders = defaultdict(set)
     for agent, sid, _, text in units:
@@ -80,7 +81,7 @@ def generate(units, seed=1, per_kind=120, kinds=KINDS):
     by_kind = defaultdict(list)
     for u in units:
         by_kind[u[2]].append(u)
-    dropped, queries, used = {}, [], set()
+    queries, used = [], set()
     for ki, kind in enumerate(kinds):
         rng = random.Random(seed * 1009 + ki)
         pool = sorted(by_kind.get(kind, []), key=lambda u: (u[0], u[1], u[3]))
@@ -95,7 +96,7 @@ def generate(units, seed=1, per_kind=120, kinds=KINDS):
             if text in used:
                 continue
             first = {}
-            for w, key in words(text, dropped):
+            for w, key in words(text):
                 if lo <= df.get(key, 0) <= hi and key not in first:
                     first[key] = (len(first), w)
             if len(first) < k:
@@ -151,6 +152,20 @@ class Fts5Baseline:
                 if len(out) >= limit:
                     break
         return out
+
+    def best_unit(self, ws, session):
+        """The session's best unit for ws: {bm25, chars, tf} (tf: occurrences of each word), or None."""
+        try:
+            s = self.sessions.index(tuple(session))
+        except ValueError:
+            return None
+        row = self.db.execute("SELECT bm25(u), u.text FROM u JOIN s ON s.rowid = u.rowid WHERE u MATCH ? AND s.sess = ? "
+                              "ORDER BY bm25(u), u.rowid LIMIT 1", (self.match_expr(ws), s)).fetchone()
+        if not row:
+            return None
+        keys = [k for _, k in words(row[1])]
+        return {"bm25": round(row[0], 3), "chars": len(row[1]), "words": len(keys),
+                "tf": [keys.count(fold(w)) for w in ws]}
 
 
 # ---------------------------------------------------------------------------------------

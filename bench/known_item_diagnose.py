@@ -65,8 +65,13 @@ def diagnose(osearch, idx, src_args, env, q):
                             "score": best.get("score"), "snippet": (best.get("snippet") or "")[:200]}
         top = (q.get("osearch_top") or [{}])[0]
         d["top_score"] = top.get("score")
-        where = f"rank {q['osearch_rank']}" if q["osearch_rank"] else "beyond the top 10"
-        d["category"] = f"ranking: target {where}"
+        o, f = q["osearch_rank"] or 11, q["fts5_rank"] or 11
+        if o == f:
+            d["category"] = "ranking: FTS5 ranks the target the same (query shared by several sessions)"
+        elif o > f:
+            d["category"] = "ranking: osearch ranks the target below FTS5"
+        else:
+            d["category"] = "ranking: osearch ranks the target above FTS5, not first"
         return d
     found, _ = keyword(osearch, idx, src_args, env, q["words"], target, ("--include-meta",))
     if found:
