@@ -176,6 +176,7 @@ def main(argv=None):
                     q["diagnosis"]["fts5_best_unit"] = {
                         "target": fts.best_unit(q["words"], q["diagnosis"]["target"]),
                         "osearch_first": fts.best_unit(q["words"], (top["agent"], top["session_id"]))}
+                    q["diagnosis"]["category"] = refine(q["diagnosis"])
         fts.db.close()
         R["miss_categories"] = {}
         for q in misses:
@@ -206,6 +207,19 @@ def main(argv=None):
         fh.write(md)
     print(md)
     return 1 if R.get("error") else 0
+
+
+def refine(d):
+    """A ranking miss in more words, from the units FTS5 finds for the target and for osearch's first."""
+    cat, ev = d.get("category", ""), d.get("fts5_best_unit") or {}
+    t, o = ev.get("target"), ev.get("osearch_first")
+    if not cat.startswith("ranking: osearch ranks the target below") or not t or not o:
+        return cat
+    if o["chars"] > 1.5 * t["chars"] and sum(o["tf"]) > sum(t["tf"]):
+        return cat + " (behind a longer message with more occurrences of the words)"
+    if o["bm25"] == t["bm25"]:
+        return cat + " (FTS5 scores both alike: a tie)"
+    return cat
 
 
 def miss_record(q):
