@@ -3,6 +3,8 @@
 import json
 import os
 
+from known_item_bench import render_known_item
+
 def fmt_ms(x):
     if x is None:
         return "—"
@@ -37,7 +39,7 @@ def write_results(out, R):
     with open(os.path.join(out, "results.json"), "w", encoding="utf-8") as fh:
         json.dump(R, fh, indent=1, ensure_ascii=False)
     with open(os.path.join(out, "results.md"), "w", encoding="utf-8") as fh:
-        fh.write(render_md(R))
+        fh.write(render_md(R) + render_known_item(R))
 
 
 def render_md(R):

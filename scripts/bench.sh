@@ -1,7 +1,8 @@
 #!/bin/sh
 # Benchmark osearch against a generated corpus: scripts/bench.sh BUILD_DIR [extra run_bench.py args]
 # Corpus size in MB: $OSEARCH_BENCH_MB (default 500); the mixed-agent corpus (Claude, omp, pi, Codex):
-# $OSEARCH_BENCH_MIXED_MB (default 200). Results: bench/out/results.{json,md}.
+# $OSEARCH_BENCH_MIXED_MB (default 200); the known-item corpus (issue 9, beside the shared real one):
+# $OSEARCH_BENCH_KNOWN_ITEM_MB (default 60). Results: bench/out/results.{json,md}.
 set -eu
 build=${1:-build}
 [ $# -gt 0 ] && shift
