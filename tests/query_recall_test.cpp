@@ -92,3 +92,30 @@ TEST_CASE("recall: a version is found with or without its v", "[query][recall][i
   CHECK(idx.search("v1.2.3") == V{"0"});
   CHECK(idx.search("2.0.74") == V{"1"});
 }
+
+TEST_CASE("recall: case and diacritics fold for every script, at index and query time", "[query][recall][fold]") {
+  MiniIndex idx({"Привет, мир", "ÉCOLE NORMALE supérieure", "a naïve approach", "Résumé attached",
+                 "ΚΑΛΗΜΈΡΑ κόσμε", "Tiếng Việt có dấu", "Straße und Maß", "ＦＵＬＬ width ７",
+                 "deploy 部署成功 now", "shipped 🚀 today", "cafe\xcc\x81 in NFD", "KAPI kapandı"});
+  CHECK(idx.search("привет") == V{"0"});
+  CHECK(idx.search("ПРИВЕТ") == V{"0"});
+  CHECK(idx.search("école") == V{"1"});
+  CHECK(idx.search("ecole superieure") == V{"1"});
+  CHECK(idx.search("naive") == V{"2"});
+  CHECK(idx.search("naïve") == V{"2"});
+  CHECK(idx.search("resume") == V{"3"});
+  CHECK(idx.search("RÉSUMÉ") == V{"3"});
+  CHECK(idx.search("καλημέρα") == V{"4"});
+  CHECK(idx.search("ΚΟΣΜΕ") == V{"4"});
+  CHECK(idx.search("tieng viet") == V{"5"});
+  CHECK(idx.search("strasse") == V{"6"});
+  CHECK(idx.search("full") == V{"7"});
+  CHECK(idx.search("部署") == V{"8"});  // CJK stays as written
+  CHECK(idx.search("🚀") == V{"9"});
+  CHECK(idx.search("café") == V{"10"});  // NFD text, NFC query
+  CHECK(idx.search("kapi") == V{"11"});
+  // A phrase folds too.
+  CHECK(idx.search("\"ecole normale\"") == V{"1"});
+  // A prefix folds too.
+  CHECK(idx.search("ÉCO*") == V{"1"});
+}

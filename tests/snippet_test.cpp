@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/query/search.h"
 #include "tests/utf8_check.h"
 
 #include <random>
@@ -232,4 +233,25 @@ TEST_CASE("find_highlights", "[snippet]") {
     REQUIRE(r.size() == 2);
     CHECK(s.substr(r[0].first, r[0].second - r[0].first) == "LOGIN");
     CHECK(s.substr(r[1].first, r[1].second - r[1].first) == "失败");
+}
+
+TEST_CASE("find_highlights and find_first_term: folded terms mark the characters they came from", "[snippet][fold]") {
+    using R = std::vector<std::pair<size_t, size_t>>;
+    const std::string s = "Une ÉCOLE, la Straße, Привет!";
+    const R r = find_highlights(s, {"ecole", "strasse", "привет"});
+    REQUIRE(r.size() == 3);
+    CHECK(s.substr(r[0].first, r[0].second - r[0].first) == "ÉCOLE");
+    CHECK(s.substr(r[1].first, r[1].second - r[1].first) == "Straße");
+    CHECK(s.substr(r[2].first, r[2].second - r[2].first) == "Привет");
+    // A term that ends inside one folded character (ß -> ss) still marks whole characters.
+    const R half = find_highlights("Straße", {"stras"});
+    REQUIRE(half.size() == 1);
+    CHECK(half[0] == std::pair<size_t, size_t>{0, 6});  // "Straß"
+    size_t b = 0, e = 0;
+    REQUIRE(find_first_term("voir le Résumé ici", {"resume"}, b, e));
+    CHECK(std::string("voir le Résumé ici").substr(b, e - b) == "Résumé");
+    // An identifier piece is found inside its identifier when it is nowhere else.
+    REQUIRE(find_first_term("raise HTTPServerError", {"server"}, b, e));
+    CHECK(b == 10);
+    CHECK_FALSE(find_first_term("nothing here", {"absent"}, b, e));
 }

@@ -306,11 +306,12 @@ TEST_CASE("tokenizer: emoji variation selectors, modifiers, ZWJ and flags", "[to
 }
 
 TEST_CASE("tokenizer: non-ASCII letters are word characters", "[tokenizer]") {
-    auto t = tokenize("naïve café Größe привет");
-    CHECK(has(t, "naïve", TermKind::Word));
-    CHECK(has(t, "café", TermKind::Word));
+    // ... in their search form: case and diacritics folded (issue 9).
+    auto t = tokenize("naïve café Größe Привет");
+    CHECK(has(t, "naive", TermKind::Word));
+    CHECK(has(t, "cafe", TermKind::Word));
+    CHECK(has(t, "grosse", TermKind::Word));
     CHECK(has(t, "привет", TermKind::Word));
-    CHECK(std::any_of(t.begin(), t.end(), [](const Term& x) { return x.text.find("ße") != std::string::npos; }));
 }
 
 TEST_CASE("tokenizer: words over 64 bytes are skipped and 64-byte words kept", "[tokenizer]") {

@@ -1,5 +1,6 @@
 #include "engine/index/tokenizer.h"
 
+#include "ingest/unicode_fold.h"
 #include "ingest/utf8.h"
 
 namespace osearch {
@@ -106,8 +107,16 @@ CharClass classify_multibyte(std::string_view s, size_t i, size_t& len) {
   // Punctuation and symbol blocks separate words; other scripts are letters.
   if ((cp >= 0x2000 && cp <= 0x2BFF) || (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF00 && cp <= 0xFF65) ||
       cp == 0xA0 || (cp >= 0x80 && cp <= 0xBF) || cp == 0xD7 || cp == 0xF7 || (cp >= 0x1F000 && cp <= 0x1FAFF) ||
-      (cp >= 0xFE00 && cp <= 0xFE6F))
-    return CharClass::Separator;
+      (cp >= 0xFE00 && cp <= 0xFE6F)) {
+    // Except the letters and digits among them, which fold to plain ones (fullwidth Ａ and ７, ²,
+    // ℝ, Ⅻ), and the combining half marks, which fold away: they are part of a word.
+    if (cp >= 0xFF01 && cp <= 0xFF5E) {
+      const uint32_t ascii = cp - 0xFEE0;
+      const bool alnum = (ascii >= '0' && ascii <= '9') || (ascii >= 'A' && ascii <= 'Z') || (ascii >= 'a' && ascii <= 'z');
+      return alnum ? CharClass::Word : CharClass::Separator;
+    }
+    return folds_to_itself(cp) ? CharClass::Separator : CharClass::Word;
+  }
   return CharClass::Word;
 }
 
@@ -117,8 +126,12 @@ CharClass classify_multibyte(std::string_view s, size_t i, size_t& len) {
 namespace osearch {
 
 void search_form(std::string_view word, std::string& out) {
-  out.assign(word);
-  for (char& c : out) c = ascii_lower(c);
+  if (is_ascii(word)) {
+    out.assign(word);
+    for (char& c : out) c = ascii_lower(c);
+    return;
+  }
+  fold_word(word, out);
 }
 
 }  // namespace osearch

@@ -86,7 +86,7 @@ class Parser {
       if (Xapian::Query q; field_query(field, value, q)) return {q, field};
     }
     if (tok.size() > 1 && tok.back() == '*') {
-      std::string stem = ascii_lower(tok.substr(0, tok.size() - 1));
+      std::string stem = search_form(tok.substr(0, tok.size() - 1));
       while (!stem.empty() && stem.back() == '*') stem.pop_back();
       if (!stem.empty()) {
         out_.positive_terms.push_back(stem);

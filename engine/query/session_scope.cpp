@@ -1,5 +1,6 @@
 #include "engine/query/search.h"
 #include "engine/index/tokenizer.h"
+#include "engine/query/snippet.h"
 
 namespace osearch {
 
@@ -13,11 +14,9 @@ SessionScope::SessionScope(const IndexReader& reader, const Filters& f) {
   }
 }
 
-bool find_first_term(std::string_view text, const std::vector<std::string>& terms, size_t& begin, size_t& end) {
-  // One lower-cased copy of a bounded prefix keeps this linear; terms are already lower-case.
-  constexpr size_t kScanLimit = 1u << 20;
-  std::string hay(text.substr(0, kScanLimit));
-  for (char& c : hay) c = ascii_lower(c);
+namespace {
+// The first place in `hay` (already in search form) where one of `terms` occurs.
+bool find_in_folded(std::string_view hay, const std::vector<std::string>& terms, size_t& begin, size_t& end) {
   size_t best = std::string::npos, best_len = 0;
   for (const auto& t : terms) {
     if (t.empty()) continue;
@@ -40,6 +39,20 @@ bool find_first_term(std::string_view text, const std::vector<std::string>& term
   if (best == std::string::npos) return false;
   begin = best;
   end = best + best_len;
+  return true;
+}
+}  // namespace
+
+bool find_first_term(std::string_view text, const std::vector<std::string>& terms, size_t& begin, size_t& end) {
+  // One folded copy of a bounded prefix keeps this linear; terms are in search form already.
+  constexpr size_t kScanLimit = 1u << 20;
+  text = text.substr(0, kScanLimit);
+  if (is_ascii(text)) return find_in_folded(ascii_lower(text), terms, begin, end);
+  const FoldedText f(text);
+  if (!find_in_folded(f.folded, terms, begin, end)) return false;
+  // Back to the characters of the original text the folded match came from.
+  begin = f.from[begin];
+  end = f.to[end - 1];
   return true;
 }
 

@@ -1,6 +1,7 @@
 #include "engine/query/snippet.h"
 
 #include "engine/index/tokenizer.h"
+#include "ingest/unicode_fold.h"
 #include "ingest/utf8.h"
 
 #include <algorithm>
@@ -163,8 +164,26 @@ std::string make_snippet(std::string_view text, size_t match_begin, size_t match
     return render(text, begin, end, before < avail_before, after < avail_after);
 }
 
-std::vector<std::pair<size_t, size_t>> find_highlights(std::string_view snippet,
-                                                       const std::vector<std::string>& terms) {
+FoldedText::FoldedText(std::string_view text) {
+    folded.reserve(text.size());
+    for (size_t i = 0; i < text.size();) {
+        uint32_t cp = 0;
+        size_t len = utf8_sequence(text, i, &cp);
+        if (len == 0) {
+            folded.push_back(text[i]);  // a bad byte stands for itself
+            len = 1;
+        } else {
+            append_folded(cp, folded);
+        }
+        from.resize(folded.size(), static_cast<uint32_t>(i));
+        to.resize(folded.size(), static_cast<uint32_t>(i + len));
+        i += len;
+    }
+}
+
+namespace {
+// Highlights in a text already in search form (ASCII case aside).
+std::vector<std::pair<size_t, size_t>> find_in_folded(std::string_view snippet, const std::vector<std::string>& terms) {
     std::vector<std::pair<size_t, size_t>> out;
     for (size_t i = 0; i < snippet.size();) {
         size_t best = 0;
@@ -175,6 +194,25 @@ std::vector<std::pair<size_t, size_t>> find_highlights(std::string_view snippet,
             i += best;
         } else {
             ++i;
+        }
+    }
+    return out;
+}
+}  // namespace
+
+std::vector<std::pair<size_t, size_t>> find_highlights(std::string_view snippet,
+                                                       const std::vector<std::string>& terms) {
+    bool ascii = true;
+    for (char c : snippet) ascii = ascii && static_cast<unsigned char>(c) < 0x80;
+    if (ascii) return find_in_folded(snippet, terms);
+    // Match in the folded text, then map each hit back to the characters it came from.
+    std::vector<std::pair<size_t, size_t>> out;
+    {
+        const FoldedText f(snippet);
+        for (auto [b, e] : find_in_folded(f.folded, terms)) {
+            size_t ob = f.from[b], oe = f.to[e - 1];
+            if (!out.empty() && ob < out.back().second) continue;  // two hits inside one folded character
+            out.emplace_back(ob, oe);
         }
     }
     return out;

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,9 +20,17 @@ namespace osearch {
 std::string make_snippet(std::string_view text, size_t match_begin, size_t match_end,
                          size_t max_chars);
 
+// A text in its search form (ingest/unicode_fold.h) with, for each byte of the folded text, the
+// byte range of the character of `text` it came from: where a folded term sits in the original.
+struct FoldedText {
+    std::string folded;
+    std::vector<uint32_t> from, to;  // per folded byte
+    explicit FoldedText(std::string_view text);
+};
+
 // Sorted, non-overlapping byte ranges [first, second) of `snippet` where one
-// of `terms` (lowercase) occurs, ASCII-case-insensitively. At each position
-// the longest matching term wins. Empty terms are ignored.
+// of `terms` (in search form) occurs, case- and diacritics-insensitively. At
+// each position the longest matching term wins. Empty terms are ignored.
 std::vector<std::pair<size_t, size_t>> find_highlights(std::string_view snippet,
                                                        const std::vector<std::string>& terms);
 
