@@ -131,10 +131,23 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   std::string uuid_key = pair_key(m.uuid, sid);
   // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
   std::string existing_key;
-  if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end())
+  bool same_content = true;
+  if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end()) {
     existing_key = messages_[it->second].rec.key;
-  else if (auto key = reader().get(store_.db().msg_uuid, uuid_key))
+    same_content = messages_[it->second].text == m.text;
+  } else if (auto key = reader().get(store_.db().msg_uuid, uuid_key)) {
     existing_key = std::string(*key);
+    // Stored in an earlier batch: its text is in the log; a repeat has the same length.
+    if (auto bytes = reader().get(store_.db().messages, existing_key))
+      if (auto rec = MessageRec::decode(existing_key, *bytes)) same_content = rec->text_len == m.text.size();
+  }
+  if (!existing_key.empty() && !same_content && !m.text.empty()) {
+    // The uuid again with other words (a damaged line and its rewrite, a hand-edited file): both
+    // are kept, the later one under "<uuid>#<line offset>", so no text is lost unsaid.
+    m.uuid = bounded_id(m.uuid + "#" + std::to_string(line_offset));
+    add_message(file, sid, m, line_offset);
+    return;
+  }
   if (!existing_key.empty()) {
     ++counters_.duplicates;
     // The same messages under a new name (Codex compresses a finished rollout to .jsonl.zst and

@@ -91,6 +91,13 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
 
   Xapian::Enquire enq(db);
   enq.set_query(q);
+  // Classic BM25 (k1 1.2, b 0.75, as SQLite FTS5 and Lucene) without Xapian's floor on short
+  // documents: the known-item benchmark (bench/known_item.py) found the right session first more
+  // often with it, short prompts no longer losing to long tool output that repeats a word.
+  enq.set_weighting_scheme(Xapian::BM25Weight(1.2, 0, 1, 0.75, 0));
+  // Equal scores (the same text in several sessions) in a stable order: the newest first, rather
+  // than by document id, which depends on how a build shared documents out to its shards.
+  if (o.sort != "newest" && o.sort != "oldest") enq.set_sort_by_relevance_then_value(kSlotTime, true);
   if (!o.by_message) enq.set_collapse_key(kSlotSession);
   if (o.sort == "newest")
     enq.set_sort_by_value_then_relevance(kSlotTime, true);
