@@ -231,12 +231,13 @@ SPELLINGS = ("as-written", "respelled")
 
 
 def scores_by_rewrite(queries):
-    """Both systems over the queries holding at least one word rewritten that way (respelled only)."""
+    """Both systems per class of query (respelled only): each query in the class of its strongest rewrite."""
     out = {}
-    for label in sorted({r for q in queries for r in q.get("rewrites", ())}):
-        mine = [q for q in queries if label in q["rewrites"]]
-        out[label] = {"osearch": core.score([q["osearch_rank"] for q in mine]),
-                      "fts5": core.score([q["fts5_rank"] for q in mine])}
+    for label in respell.QUERY_CLASSES:
+        mine = [q for q in queries if respell.query_class(q["rewrites"]) == label]
+        if mine:
+            out[label] = {"osearch": core.score([q["osearch_rank"] for q in mine]),
+                          "fts5": core.score([q["fts5_rank"] for q in mine])}
     return out
 
 

@@ -32,7 +32,7 @@ def rewrite_table(R):
     by = R.get("scores_by_rewrite") or {}
     if not by:
         return []
-    L = ["| queries holding a word … | queries | osearch R@1 | osearch R@5 | FTS5 R@1 | FTS5 R@5 |",
+    L = ["| queries by strongest rewrite | queries | osearch R@1 | osearch R@5 | FTS5 R@1 | FTS5 R@5 |",
          "|---|---:|---:|---:|---:|---:|"]
     for label, s in by.items():
         o, f = s["osearch"], s["fts5"]
@@ -53,7 +53,7 @@ def render_md(R, heading="#"):
     if m.get("spelling") == "respelled":
         rw = g.get("respell") or {}
         L.append("Query words **respelled** as a person types them (bench/known_item_respell.py): lower case, no "
-                 "accents, and half of the camelCase identifiers replaced by a piece; words by rewrite: "
+                 "accents, and half of the camelCase identifiers replaced by a piece; query words by rewrite: "
                  + ", ".join(f"{k} {v}" for k, v in sorted(rw.items())) + ".")
     else:
         L.append("Query words as the text writes them (`--spelling as-written`).")

@@ -30,6 +30,15 @@ DIACRITIC_BLOCKS = ((0x0300, 0x036F), (0x1AB0, 0x1AFF), (0x1DC0, 0x1DFF), (0x20D
 REWRITE_PROBABILITY = 0.5
 
 
+# A query's class, from its strongest rewrite: a camel piece, else an underscored word, else a word
+# whose case or accents changed, else a query typed exactly as the text writes it.
+QUERY_CLASSES = ("camel piece", "underscored", "case/diacritics", "same")
+
+
+def query_class(rewrites):
+    return next(c for c in QUERY_CLASSES if c in rewrites or c == "same")
+
+
 def _diacritic(c):
     o = ord(c)
     return any(lo <= o <= hi for lo, hi in DIACRITIC_BLOCKS)
@@ -98,7 +107,8 @@ def raw_token(text, word):
 
 
 def respell(queries, units, seed, lo, hi):
-    """Rewrites the queries in place (see the module doc); returns counts of the rewrites made."""
+    """Rewrites the queries in place (see the module doc); returns counts of the words per rewrite and of
+    the camel words left whole (they count as `case/diacritics` or `same` too)."""
     pdf = piece_df(units)
     counts = defaultdict(int)
     for q in queries:
@@ -117,7 +127,7 @@ def respell(queries, units, seed, lo, hi):
                     new, label = typed(rng.choice(ok)), "camel piece"
                     taken.add(fold(new))
                 else:
-                    counts["camel word kept whole (no piece in band)"] += 1
+                    counts["camel words kept whole (no piece in band)"] += 1
             out.append(new)
             labels.append(label)
             counts[label] += 1

@@ -268,8 +268,14 @@ class Respelling(unittest.TestCase):
                 if old in ("getWidget", "setWidget"):  # get, set, Widget: df 40, out of band
                     self.assertEqual((new, label), (old.lower(), "case/diacritics"))
         self.assertGreater(counts.get("camel piece", 0), 0)
-        self.assertGreater(counts.get("camel word kept whole (no piece in band)", 0), 0)
+        self.assertGreater(counts.get("camel words kept whole (no piece in band)", 0), 0)
         self.assertEqual(self.respelled(units, 5, p=0.0)[2].get("camel piece", 0), 0)
+
+    def test_query_class(self):
+        self.assertEqual(rs.query_class(["same", "camel piece", "underscored"]), "camel piece")
+        self.assertEqual(rs.query_class(["case/diacritics", "underscored"]), "underscored")
+        self.assertEqual(rs.query_class(["same", "case/diacritics"]), "case/diacritics")
+        self.assertEqual(rs.query_class(["same", "same"]), "same")
 
     def test_deterministic(self):
         units = camel_units()
