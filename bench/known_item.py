@@ -4,9 +4,13 @@
     python3 bench/known_item.py --osearch build/osearch --corpus-claude DIR [--corpus-omp DIR]
         [--corpus-pi DIR] [--corpus-codex DIR] [--source KIND=DIR ...] --out OUTDIR
         [--seed 1] [--per-kind 120] [--work DIR] [--label NAME] [--no-diagnose]
+        [--spelling as-written|respelled] [--reuse-index]
 
 1. extracts text units from the transcripts with python (bench/known_item_extract.py);
-2. generates known-item queries with a fixed seed (bench/known_item_core.py says exactly how);
+2. generates known-item queries with a fixed seed (bench/known_item_core.py says exactly how),
+   spelled as the text writes them (--spelling as-written, the default) or as a person who remembers
+   them types them (--spelling respelled: lower case, no accents, a piece of a camelCase identifier;
+   bench/known_item_respell.py); both systems get the same words, the targets are the same;
 3. ranks sessions with a SQLite FTS5 table it builds itself (unicode61, bm25, best unit per session);
 4. indexes the corpus with osearch once, then runs every query through the CLI on the default path
    (`osearch keyword WORDS --index IDX --source … --limit 10 --format json`, no --no-refresh);
@@ -29,6 +33,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import known_item_core as core  # noqa: E402
 import known_item_extract as extract  # noqa: E402
+import known_item_respell as respell  # noqa: E402
 from bench_util import parse_json, run  # noqa: E402
 from known_item_diagnose import diagnose  # noqa: E402
 from known_item_report import render_md  # noqa: E402
@@ -78,6 +83,10 @@ def main(argv=None):
     ap.add_argument("--work", help="where the osearch index and the FTS5 db go (default: a temp dir)")
     ap.add_argument("--label", default="", help="a name for the corpus in the report")
     ap.add_argument("--no-diagnose", action="store_true", help="skip the extra osearch calls behind misses")
+    ap.add_argument("--spelling", choices=SPELLINGS, default="as-written",
+                    help="query words as the text writes them, or as a person types them (respelled)")
+    ap.add_argument("--reuse-index", action="store_true",
+                    help="keep an osearch index already in --work (it is refreshed, not rebuilt)")
     args = ap.parse_args(argv)
     sources = parse_sources(args)
     osearch = os.path.abspath(args.osearch)
@@ -94,7 +103,8 @@ def main(argv=None):
     env = osearch_env()
     src_args = [x for agent, d in sources for x in ("--source", f"{agent}={d}")]
     R = {"meta": {"label": args.label, "sources": [[a, d] for a, d in sources], "osearch": osearch,
-                  "seed": args.seed, "per_kind": args.per_kind, "python": sys.version.split()[0]}}
+                  "seed": args.seed, "per_kind": args.per_kind, "spelling": args.spelling,
+                  "python": sys.version.split()[0]}}
     try:
         log("extracting units ...")
         t0 = time.perf_counter()
@@ -104,6 +114,8 @@ def main(argv=None):
         if any(s.get("zst_files_skipped") for s in stats.values()):
             log("note: .jsonl.zst rollouts skipped (python has no zstd module); osearch reads them")
         queries, gen = core.generate(units, seed=args.seed, per_kind=args.per_kind)
+        if args.spelling == "respelled":
+            gen["respell"] = respell.respell(queries, units, args.seed, gen["df_lo"], gen["df_hi"])
         R["generation"] = gen
         R["generation"]["queries_per_kind"] = {k: sum(1 for q in queries if q["kind"] == k) for k in core.KINDS}
         log(f"{len(units)} units in {gen['sessions']} sessions; df band {gen['df_lo']}..{gen['df_hi']} sessions; "
@@ -123,7 +135,10 @@ def main(argv=None):
         del units
 
         log("osearch index ...")
-        shutil.rmtree(idx, ignore_errors=True)
+        reused = args.reuse_index and os.path.isdir(idx)
+        R["osearch_index_reused"] = reused
+        if not reused:
+            shutil.rmtree(idx, ignore_errors=True)
         r = run([osearch, "index", "--index", idx, *src_args, "--format", "json"], env=env, timeout=7200)
         R["osearch_index"] = {"ok": r["ok"], "wall_ms": r["wall_ms"], "summary": parse_json(r.get("stdout", "")),
                               "error": r.get("error")}
@@ -164,6 +179,8 @@ def main(argv=None):
 
         R["scores"] = {"osearch": core.score_by_kind(queries, "osearch_rank"),
                        "fts5": core.score_by_kind(queries, "fts5_rank")}
+        if args.spelling == "respelled":
+            R["scores_by_rewrite"] = scores_by_rewrite(queries)
         R["latency"] = {"osearch_cli": core.latency(os_ms), "fts5_in_process": core.latency(fts_ms)}
 
         misses = [q for q in queries if q["osearch_rank"] != 1]
@@ -187,8 +204,9 @@ def main(argv=None):
                 fh.write(json.dumps(miss_record(q), ensure_ascii=False) + "\n")
         with open(os.path.join(args.out, "queries.jsonl"), "w", encoding="utf-8") as fh:
             for q in queries:
-                fh.write(json.dumps({k: q.get(k) for k in ("id", "kind", "query", "targets", "osearch_rank",
-                                                           "fts5_rank", "osearch_ms")}, ensure_ascii=False) + "\n")
+                keys = ("id", "kind", "query", *(("written", "rewrites") if "written" in q else ()), "targets",
+                        "osearch_rank", "fts5_rank", "osearch_ms")
+                fh.write(json.dumps({k: q.get(k) for k in keys}, ensure_ascii=False) + "\n")
     except Exception as e:  # noqa: BLE001 - report what was measured, then fail
         R["error"] = f"{type(e).__name__}: {e}"
         log(R["error"])
@@ -209,6 +227,20 @@ def main(argv=None):
     return 1 if R.get("error") else 0
 
 
+SPELLINGS = ("as-written", "respelled")
+
+
+def scores_by_rewrite(queries):
+    """Both systems per class of query (respelled only): each query in the class of its strongest rewrite."""
+    out = {}
+    for label in respell.QUERY_CLASSES:
+        mine = [q for q in queries if respell.query_class(q["rewrites"]) == label]
+        if mine:
+            out[label] = {"osearch": core.score([q["osearch_rank"] for q in mine]),
+                          "fts5": core.score([q["fts5_rank"] for q in mine])}
+    return out
+
+
 def refine(d):
     """A ranking miss in more words, from the units FTS5 finds for the target and for osearch's first."""
     cat, ev = d.get("category", ""), d.get("fts5_best_unit") or {}
@@ -225,6 +257,7 @@ def refine(d):
 def miss_record(q):
     text = q["text"]
     return {"id": q["id"], "kind": q["kind"], "query": q["query"], "targets": q["targets"],
+            **({"written": q["written"], "rewrites": q["rewrites"]} if "written" in q else {}),
             "osearch_rank": q["osearch_rank"], "osearch_total": q.get("osearch_total"),
             "fts5_rank": q["fts5_rank"], "osearch_top3": q.get("osearch_top"), "fts5_top3": q.get("fts5_top"),
             "diagnosis": q.get("diagnosis"), "text_chars": len(text),

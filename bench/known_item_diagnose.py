@@ -5,7 +5,8 @@
   2. else the same with --include-meta: found means the text is hidden as meta -> "hidden as meta: <kind>";
   3. else each word alone within the target session (--include-meta): a word osearch cannot find
      there is named with its shape (diacritics, non-ASCII case, leading/trailing '_', part of a
-     dotted/dashed compound, CJK, letters+digits, camelCase) -> "word not found: <shape>";
+     dotted/dashed compound, CJK, letters+digits, camelCase; judged from the word as the text writes
+     it, and "camel piece" first when a respelled query holds a piece of it) -> "word not found: <shape>";
      if every word is found alone -> "words not in one osearch message".
 """
 
@@ -79,11 +80,15 @@ def diagnose(osearch, idx, src_args, env, q):
         d["target_best"] = {"content_type": found[0].get("content_type"), "role": found[0].get("role")}
         return d
     lost = []
-    for w in q["words"]:
+    written, rewrites = q.get("written") or q["words"], q.get("rewrites") or [None] * len(q["words"])
+    for w, w_text, rewrite in zip(q["words"], written, rewrites):
         hit, _ = keyword(osearch, idx, src_args, env, [w], target, ("--include-meta",))
         if not hit:
-            shapes, compound = word_shape(w, q["text"])
-            lost.append({"word": w, "shapes": shapes, "as_written": compound})
+            shapes, compound = word_shape(w_text, q["text"])
+            if rewrite == "camel piece":  # the query holds a piece of the word the text writes
+                shapes.insert(0, "camel piece")
+            lost.append({"word": w, "shapes": shapes, "as_written": compound}
+                        | ({"text_word": w_text} if w_text != w else {}))
     d["words_not_found"] = lost
     if lost:
         d["category"] = "word not found: " + lost[0]["shapes"][0]

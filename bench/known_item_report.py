@@ -27,6 +27,20 @@ def score_table(R):
     return L
 
 
+def rewrite_table(R):
+    """Respelled runs: both systems over the queries holding a word rewritten each way."""
+    by = R.get("scores_by_rewrite") or {}
+    if not by:
+        return []
+    L = ["| queries by strongest rewrite | queries | osearch R@1 | osearch R@5 | FTS5 R@1 | FTS5 R@5 |",
+         "|---|---:|---:|---:|---:|---:|"]
+    for label, s in by.items():
+        o, f = s["osearch"], s["fts5"]
+        L.append(f"| {label} | {o['queries']} | {_f(o['recall@1'])} | {_f(o['recall@5'])} | {_f(f['recall@1'])} | "
+                 f"{_f(f['recall@5'])} |")
+    return L + [""]
+
+
 def render_md(R, heading="#"):
     m, g = R.get("meta", {}), R.get("generation", {})
     title = f"{heading} Known-item retrieval" + (f": {m['label']}" if m.get("label") else "")
@@ -36,6 +50,13 @@ def render_md(R, heading="#"):
         L.append(f"{g.get('units')} units in {g.get('sessions')} sessions; candidate words in "
                  f"{g.get('df_lo')}..{g.get('df_hi')} sessions; seed {g.get('seed')}, up to {g.get('per_kind')} "
                  f"queries per kind; words dropped as operators: {g.get('words_dropped', {}).get('operator', 0)}.")
+    if m.get("spelling") == "respelled":
+        rw = g.get("respell") or {}
+        L.append("Query words **respelled** as a person types them (bench/known_item_respell.py): lower case, no "
+                 "accents, and half of the camelCase identifiers replaced by a piece; query words by rewrite: "
+                 + ", ".join(f"{k} {v}" for k, v in sorted(rw.items())) + ".")
+    else:
+        L.append("Query words as the text writes them (`--spelling as-written`).")
     ex = R.get("extraction", {}).get("per_agent", {})
     skipped = sum(s.get("zst_files_skipped", 0) for s in ex.values())
     if skipped:
@@ -43,6 +64,7 @@ def render_md(R, heading="#"):
     L.append("")
     L.extend(score_table(R))
     L.append("")
+    L.extend(rewrite_table(R))
     lat = R.get("latency", {})
     o, f = lat.get("osearch_cli", {}), lat.get("fts5_in_process", {})
     if o:

@@ -5,7 +5,8 @@
 
 Checks that extraction gives each text its kind and session, that query generation keeps to the
 document-frequency band and is deterministic for a seed, that the FTS5 baseline ranks a known
-session first, and that recall@k / MRR@10 are right on fixed rankings. With --osearch (ctest passes
+session first, that the respelled variant rewrites words as specified (lower case, no accents, camel
+pieces within the df band) deterministically, and that recall@k / MRR@10 are right on fixed rankings. With --osearch (ctest passes
 the build's binary) it also runs the whole benchmark on the tiny corpus. Needs nothing from ../shared.
 """
 
@@ -21,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "bench"))
 import known_item_core as core  # noqa: E402
 import known_item_extract as ex  # noqa: E402
+import known_item_respell as rs  # noqa: E402
 
 OSEARCH = None
 SA = "aaaaaaaa-0000-4000-8000-000000000001"
@@ -50,7 +52,7 @@ def make_corpus(root):
         cl("user", "<command-name>/plan</command-name>\n<command-message>plan</command-message>\n"
                    "<command-args>refactor the zebra parser</command-args>"),
         cl("user", "<local-command-stdout>done</local-command-stdout>"),
-        cl("user", "Please fix the flamingo widget"),
+        cl("user", "Please fix the flamingo widget in getZebraBadge"),
         cl("assistant", [{"type": "thinking", "thinking": "thinking about the flamingo", "signature": "x"}]),
         cl("assistant", [{"type": "text", "text": "First part"}, {"type": "text", "text": "Second part"}]),
         cl("assistant", [{"type": "tool_use", "id": "toolu_1", "name": "Bash",
@@ -72,7 +74,7 @@ def make_corpus(root):
         {"type": "model_change", "id": "a1", "parentId": None, "timestamp": "2026-05-12T01:02:28Z",
          "provider": "x", "modelId": "y"},
         {"type": "message", "id": "a2", "parentId": "a1", "timestamp": "2026-05-12T01:02:29Z",
-         "message": {"role": "user", "content": [{"type": "text", "text": "pi user asks about zebra flamingo widget parser otters"}], "timestamp": 1}},
+         "message": {"role": "user", "content": [{"type": "text", "text": "pi user asks about zebra flamingo widget parser otters getZebraBadge"}], "timestamp": 1}},
         {"type": "message", "id": "a3", "parentId": "a2", "timestamp": "2026-05-12T01:02:30Z",
          "message": {"role": "assistant", "content": [
              {"type": "thinking", "thinking": "pi ponders otters"}, {"type": "text", "text": "pi answers zebra flamingo widget parser"},
@@ -105,7 +107,7 @@ class Extraction(unittest.TestCase):
         self.assertEqual(got, [
             ("assistant_text", "subagent walrus reply"),  # the subagent file belongs to its parent session
             ("user_prompt", "refactor the zebra parser"),
-            ("user_prompt", "Please fix the flamingo widget"),
+            ("user_prompt", "Please fix the flamingo widget in getZebraBadge"),
             ("thinking", "thinking about the flamingo"),
             ("assistant_text", "First part\nSecond part"),
             ("tool_input", "ls -la\nlist files"),
@@ -120,7 +122,7 @@ class Extraction(unittest.TestCase):
 
     def test_pi_kinds(self):
         self.assertEqual(self.kinds_of("pi", PI_ID), [
-            ("user_prompt", "pi user asks about zebra flamingo widget parser otters"), ("assistant_text", "pi answers zebra flamingo widget parser"),
+            ("user_prompt", "pi user asks about zebra flamingo widget parser otters getZebraBadge"), ("assistant_text", "pi answers zebra flamingo widget parser"),
             ("thinking", "pi ponders otters"), ("tool_input", "/tmp/otter.txt"),
             ("tool_output", "otter file body"), ("summary", "pi compaction about otters")])
 
@@ -183,6 +185,107 @@ class Generation(unittest.TestCase):
         self.assertNotEqual([q["query"] for q in a], [q["query"] for q in c])
 
 
+def camel_units():
+    """synthetic_units plus, per pair of sessions, the identifier fetch<Tag>Record (Tag: Qa, Qb, …) whose
+    pieces fetch and Record are in every session and Tag, fetchTag, TagRecord in two; getWidget and
+    setWidget in two sessions each, their pieces in all."""
+    units = synthetic_units()
+    for i in range(40):
+        tag = "Q" + chr(ord("a") + i // 2)
+        extra = {0: "getWidget", 1: "getWidget", 2: "setWidget", 3: "setWidget"}.get(i, "")  # pieces in every session
+        units.append(("claude", f"s{i:02d}", "tool_input",
+                      f"fetch{tag}Record pairA{i // 2} pairC{i // 2} solo{i} get set Widget {extra}"))
+    return units
+
+
+class Respelling(unittest.TestCase):
+    def test_typed(self):
+        self.assertEqual(rs.typed("ÉCOLE"), "ecole")
+        self.assertEqual(rs.typed("Привет"), "привет")
+        self.assertEqual(rs.typed("Ёлка"), "елка")
+        self.assertEqual(rs.typed("naïve"), "naive")
+        self.assertEqual(rs.typed("ﬁle"), "file")  # compatibility forms
+        self.assertEqual(rs.typed("が한국"), "が한국")  # kana voicing and Hangul syllables are letters, kept
+
+    def test_pieces(self):
+        self.assertEqual(rs.camel_pieces("getFileTypeBadge"), ["get", "File", "Type", "Badge"])
+        self.assertEqual(rs.camel_pieces("HTTPServerError"), ["HTTP", "Server", "Error"])
+        self.assertEqual(rs.camel_pieces("utf8Decode"), ["utf8", "Decode"])
+        runs = rs.piece_runs("getFileTypeBadge")
+        self.assertIn("Badge", runs)
+        self.assertIn("FileType", runs)
+        self.assertNotIn("getFileTypeBadge", runs)
+        self.assertNotIn("FileBadge", runs, "pieces are adjacent")
+        self.assertEqual(rs.piece_runs("process_nested_tar"), [], "snake_case alone is not rewritten")
+        self.assertEqual(rs.piece_runs("csrf_token"), [])
+        self.assertIn("getFoo", rs.piece_runs("my_getFoo"))
+        self.assertNotIn("my_get", rs.piece_runs("my_getFoo"), "runs stay inside one underscore segment")
+        self.assertNotIn("X", rs.piece_runs("getX"), "one-letter pieces are not typed")
+
+    def respelled(self, units, seed, p=None):
+        qs, meta = core.generate(units, seed=seed, per_kind=50)
+        saved = rs.REWRITE_PROBABILITY
+        if p is not None:
+            rs.REWRITE_PROBABILITY = p
+        try:
+            counts = rs.respell(qs, units, seed, meta["df_lo"], meta["df_hi"])
+        finally:
+            rs.REWRITE_PROBABILITY = saved
+        return qs, meta, counts
+
+    def test_rewrites(self):
+        units = camel_units()
+        plain, _ = core.generate(units, seed=5, per_kind=50)
+        qs, meta, counts = self.respelled(units, 5)
+        pdf = rs.piece_df(units)
+        self.assertEqual([(q["id"], q["targets"], q["written"]) for q in qs],
+                         [(q["id"], q["targets"], q["words"]) for q in plain], "same queries and targets")
+        for q in qs:
+            self.assertEqual(q["query"], " ".join(q["words"]))
+            for new, old, label in zip(q["words"], q["written"], q["rewrites"]):
+                self.assertEqual(new, rs.typed(new), "lower case, no accents")
+                if label == "camel piece":
+                    self.assertIn(new, [rs.typed(r) for r in rs.piece_runs(old)])
+                    self.assertTrue(meta["df_lo"] <= pdf[core.fold(new)] <= meta["df_hi"], new)
+                else:
+                    self.assertEqual(new, rs.typed(old))
+            self.assertEqual(len({core.fold(w) for w in q["words"]}), len(q["words"]), "no word twice")
+        self.assertEqual(rs.typed("Élan"), "elan")
+        self.assertGreater(counts.get("underscored", 0), 0)  # _pairE3_ -> paire3
+        self.assertGreater(counts.get("camel piece", 0), 0)
+        camel_words = sum(1 for q in qs for w in q["written"] if rs.piece_runs(w))
+        self.assertLess(counts["camel piece"], camel_words, "about half, not all")
+
+    def test_probability_and_band(self):
+        units = camel_units()
+        qs, _, counts = self.respelled(units, 5, p=1.0)
+        for q in qs:
+            for new, old, label in zip(q["words"], q["written"], q["rewrites"]):
+                if old.startswith("fetch"):  # fetchQcRecord: qc, fetchqc or qcrecord (fetch, record: df 40)
+                    self.assertEqual(label, "camel piece")
+                    tag = old[5:7].lower()
+                    self.assertIn(new, (tag, "fetch" + tag, tag + "record"))
+                if old in ("getWidget", "setWidget"):  # get, set, Widget: df 40, out of band
+                    self.assertEqual((new, label), (old.lower(), "case/diacritics"))
+        self.assertGreater(counts.get("camel piece", 0), 0)
+        self.assertGreater(counts.get("camel words kept whole (no piece in band)", 0), 0)
+        self.assertEqual(self.respelled(units, 5, p=0.0)[2].get("camel piece", 0), 0)
+
+    def test_query_class(self):
+        self.assertEqual(rs.query_class(["same", "camel piece", "underscored"]), "camel piece")
+        self.assertEqual(rs.query_class(["case/diacritics", "underscored"]), "underscored")
+        self.assertEqual(rs.query_class(["same", "case/diacritics"]), "case/diacritics")
+        self.assertEqual(rs.query_class(["same", "same"]), "same")
+
+    def test_deterministic(self):
+        units = camel_units()
+        a = [q["query"] for q in self.respelled(units, 3)[0]]
+        b = [q["query"] for q in self.respelled(list(reversed(units)), 3)[0]]
+        c = [q["query"] for q in self.respelled(units, 4)[0]]
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, c)
+
+
 class Baseline(unittest.TestCase):
     def test_fts5_ranks_the_known_session_first(self):
         units = synthetic_units()
@@ -240,6 +343,30 @@ class EndToEnd(unittest.TestCase):
             self.assertEqual(R["scores"]["osearch"]["overall"]["queries"], R["scores"]["fts5"]["overall"]["queries"])
             self.assertTrue(os.path.exists(os.path.join(out, "misses.jsonl")))
             self.assertTrue(os.path.exists(os.path.join(out, "known_item.md")))
+
+            # respelled, every camelCase word replaced by a piece in band, on the same index (reused)
+            out2 = os.path.join(tmp, "out-respelled")
+            saved, rs.REWRITE_PROBABILITY = rs.REWRITE_PROBABILITY, 1.0
+            try:
+                with redirect_stdout(io.StringIO()), redirect_stderr(io.StringIO()):
+                    rc = known_item.main(["--osearch", OSEARCH, "--corpus-claude", roots["claude"], "--source",
+                                          f"pi={roots['pi']}", "--out", out2, "--per-kind", "5", "--spelling",
+                                          "respelled", "--work", os.path.join(tmp, "work")])
+            finally:
+                rs.REWRITE_PROBABILITY = saved
+            with open(os.path.join(out2, "known_item.json"), encoding="utf-8") as fh:
+                R2 = json.load(fh)
+            self.assertEqual(rc, 0, R2.get("error"))
+            self.assertEqual(R2["meta"]["spelling"], "respelled")
+            self.assertEqual(R2["osearch_errors"], 0)
+            self.assertEqual(R2["scores"]["osearch"]["overall"]["queries"], R["scores"]["osearch"]["overall"]["queries"])
+            with open(os.path.join(out2, "queries.jsonl"), encoding="utf-8") as fh:
+                qs = [json.loads(line) for line in fh]
+            camel = [q for q in qs if "camel piece" in q["rewrites"]]
+            self.assertTrue(camel, [q["written"] for q in qs])  # getZebraBadge, in the two user prompts
+            for q in camel:  # the point of the variant: osearch finds a piece of an identifier
+                self.assertIsNotNone(q["osearch_rank"], q)
+            self.assertIn("respelled", open(os.path.join(out2, "known_item.md"), encoding="utf-8").read())
 
 
 if __name__ == "__main__":
