@@ -22,6 +22,7 @@
 #include "engine/store/records_store.h"
 #include "engine/store/store.h"
 #include "engine/store/text_log.h"
+#include "ingest/claude.h"
 
 namespace osearch {
 namespace {
@@ -138,9 +139,12 @@ class ChildSalvage {
     // Schema 10 records decode as 11's: 11 bounded over-long keys (ids up to 160 bytes are
     // unchanged), keeps full paths in session_files' values and grew FileState; documents are
     // rebuilt from the records here anyway.
+    // Schema 12 records decode as 13's: 13 changed the text index's terms (rebuilt here anyway) and
+    // which messages are meta, which migrate_message_12 redoes from the stored text.
     const uint64_t old_schema = meta_u64(meta_key::kSchema);
     legacy_files_ = old_schema == 10 && t_.schema == 11;
-    if (old_schema != t_.schema && !legacy_files_) {
+    meta_rules_12_ = old_schema == 12 && t_.schema == 13;
+    if (old_schema != t_.schema && !legacy_files_ && !meta_rules_12_) {
       report_line(fd_, "lost " + std::to_string(ids.size()) +
                            " archived sessions: the old index was written by another version of osearch");
       return;
@@ -211,6 +215,7 @@ class ChildSalvage {
         ok = false;
         return;
       }
+      if (meta_rules_12_) migrate_message_12(*m, e.text);
       s.messages.emplace_back(std::move(*m), std::string(e.text));
     });
     if (!ok) return std::nullopt;
@@ -273,6 +278,15 @@ class ChildSalvage {
   const SalvageTarget& t_;
   int fd_;
   bool legacy_files_ = false;  // the old env is schema 10 (see copy_archive)
+  bool meta_rules_12_ = false;  // the old env is schema 12 (see copy_archive)
+
+  // Schema 12 hid every command envelope by its content type and kept Claude's compaction
+  // summaries meta; 13 hides by is_meta alone: an envelope is meta without <command-args>, a
+  // summary never is (issue 9).
+  static void migrate_message_12(MessageRec& m, std::string_view text) {
+    if (m.content_type == ContentType::Command) m.is_meta = m.is_meta || command_args(text).empty();
+    if (m.content_type == ContentType::Summary) m.is_meta = false;
+  }
 };
 
 // Reads the child's report until it closes the pipe or the deadline passes.
