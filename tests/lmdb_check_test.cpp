@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <atomic>
 #include <fstream>
+#include <thread>
 
 #include "engine/store/lmdb.h"
 #include "engine/store/lmdb_check.h"
@@ -69,4 +71,30 @@ TEST_CASE("lmdb_data_problem refuses a symlinked data.mdb", "[hardening][lmdb_ch
   std::filesystem::create_directories(tmp.path() + "/link");
   std::filesystem::create_symlink(data, tmp.path() + "/link/data.mdb");
   CHECK_FALSE(lmdb_data_problem(tmp.path() + "/link").empty());
+}
+
+TEST_CASE("lmdb_data_problem never calls a live env truncated while a writer grows it", "[hardening][lmdb_check]") {
+  // The file is measured again after the meta pages are read: a commit between the first fstat and
+  // the meta read names pages the first size did not hold (seen under load as a false "truncated").
+  osearch_test::TempDir tmp;
+  const std::string dir = tmp.path() + "/env";
+  make_env(dir);
+  std::atomic<bool> done{false};
+  std::string problem;
+  std::thread checker([&] {
+    while (!done.load() && problem.empty()) problem = lmdb_data_problem(dir);
+  });
+  {
+    LmdbEnv env;
+    env.open(dir, false, 4);
+    for (int round = 0; round < 300 && problem.empty(); ++round) {
+      LmdbTxn txn(env, false);
+      MDB_dbi dbi = txn.open_db("items", MDB_CREATE);
+      for (int i = 0; i < 40; ++i) txn.put(dbi, "grow-" + std::to_string(round) + "-" + std::to_string(i), std::string(200, 'g'));
+      txn.commit();
+    }
+  }
+  done = true;
+  checker.join();
+  CHECK(problem.empty());
 }

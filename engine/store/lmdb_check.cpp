@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -92,12 +93,16 @@ std::string lmdb_data_problem(const std::string& env_dir) {
       problem = path + ": meta page 1 is damaged";
     } else {
       // LMDB uses the meta with the higher transaction id and falls back to the other; the file
-      // never shrinks, so both must lie inside it.
-      const uint64_t pages = size / m0.page_size;
+      // never shrinks, so both must lie inside it. A writer may have committed since the fstat
+      // above (it writes its pages before the meta that names them): measure the file again now
+      // that the metas are read, or a live index under load looks truncated.
+      struct stat now{};
+      const uint64_t grown = ::fstat(fd, &now) == 0 ? static_cast<uint64_t>(now.st_size) : size;
+      const uint64_t pages = std::max(size, grown) / m0.page_size;
       for (const Meta* m : {&m0, &m1}) {
         if (!problem.empty()) break;
         if (m->last_page >= pages) {
-          problem = path + ": truncated: " + std::to_string(size) + " bytes hold " + std::to_string(pages) +
+          problem = path + ": truncated: " + std::to_string(std::max(size, grown)) + " bytes hold " + std::to_string(pages) +
                     " pages, the committed data needs " + std::to_string(m->last_page + 1);
           break;
         }
