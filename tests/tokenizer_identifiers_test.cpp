@@ -7,34 +7,12 @@
 #include <vector>
 
 #include "engine/index/tokenizer.h"
+#include "tests/tokenizer_fixture.h"
 
 using namespace osearch;
+using namespace osearch_test;
 
 namespace {
-
-struct Term {
-  std::string text;
-  uint32_t pos;
-  TermKind kind;
-};
-
-std::vector<Term> tokenize(std::string_view text) {
-  std::vector<Term> out;
-  Tokenizer tok;
-  tok.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) { out.push_back({std::string(t), pos, kind}); });
-  return out;
-}
-
-bool has(const std::vector<Term>& terms, const std::string& text, TermKind kind) {
-  return std::any_of(terms.begin(), terms.end(), [&](const Term& t) { return t.text == text && t.kind == kind; });
-}
-
-std::vector<std::string> parts(const std::vector<Term>& terms) {
-  std::vector<std::string> out;
-  for (const auto& t : terms)
-    if (t.kind == TermKind::Part) out.push_back(t.text);
-  return out;
-}
 
 std::vector<std::string> pieces(std::string_view word) {
   std::vector<std::string> out;
@@ -60,7 +38,7 @@ TEST_CASE("tokenizer: leading and trailing underscores are also stripped", "[tok
   CHECK(has(d, "csrf", TermKind::Part));
   CHECK(has(d, "token", TermKind::Part));
   // Nothing but underscores and one letter: no empty or one-letter parts.
-  for (const auto& p : parts(tokenize("___ _a_ __x")) ) CHECK(p.size() > 1);
+  for (const auto& p : texts_of(tokenize("___ _a_ __x"), TermKind::Part)) CHECK(p.size() > 1);
 }
 
 TEST_CASE("tokenizer: camelCase and PascalCase words give their pieces", "[tokenizer][identifiers]") {

@@ -3,6 +3,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/tokenizer_fixture.h"
 #include "tests/utf8_check.h"
 
 #include <algorithm>
@@ -10,42 +11,9 @@
 #include <vector>
 
 using namespace osearch;
+using namespace osearch_test;
 
 namespace {
-
-struct Term {
-    std::string text;
-    uint32_t pos;
-    TermKind kind;
-};
-
-std::vector<Term> tokenize(std::string_view text) {
-    std::vector<Term> out;
-    Tokenizer tok;
-    tok.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) { out.push_back({std::string(t), pos, kind}); });
-    return out;
-}
-
-std::vector<std::string> texts(const std::vector<Term>& terms) {
-    std::vector<std::string> out;
-    for (const auto& t : terms) out.push_back(t.text);
-    return out;
-}
-
-std::vector<std::string> texts_of(const std::vector<Term>& terms, TermKind kind) {
-    std::vector<std::string> out;
-    for (const auto& t : terms)
-        if (t.kind == kind) out.push_back(t.text);
-    return out;
-}
-
-bool has(const std::vector<Term>& terms, const std::string& text) {
-    return std::any_of(terms.begin(), terms.end(), [&](const Term& t) { return t.text == text; });
-}
-
-bool has(const std::vector<Term>& terms, const std::string& text, TermKind kind) {
-    return std::any_of(terms.begin(), terms.end(), [&](const Term& t) { return t.text == text && t.kind == kind; });
-}
 
 // Strict UTF-8 check (no overlongs, no surrogates, nothing past U+10FFFF).
 using osearch_test::valid_utf8;
