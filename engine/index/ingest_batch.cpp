@@ -102,7 +102,8 @@ void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec
   for (size_t i = 0; i < rec.messages.size(); ++i) add_message(file, sid, rec.messages[i], line_offset + i);
   for (auto& f : rec.facts) {
     // Usage is counted once per line: a rollout read again under a new name (.jsonl.zst) repeats it.
-    if (f.kind == SessionFact::Kind::Usage && f.ref_uuid.empty()) f.ref_uuid = "@" + std::to_string(line_offset);
+    // (Not "@" + to_string(…): GCC 12 warns a false -Wrestrict on it.)
+    if (f.kind == SessionFact::Kind::Usage && f.ref_uuid.empty()) f.ref_uuid.assign("@").append(std::to_string(line_offset));
     add_fact(file, sid, f, line_offset);
   }
 }

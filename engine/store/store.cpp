@@ -214,6 +214,25 @@ void Store::open_env(unsigned extra_flags) {
   }
 }
 
+namespace {
+// A first run killed inside mdb_env_open leaves an empty data.mdb: LMDB created the file but never
+// wrote its meta pages, so nothing was ever committed to it. While nothing else of an index exists
+// beside it (only the writer lock, the pointer and this env's dir), the index is still being born:
+// start the env over. An empty data.mdb beside other parts stays damage, named by check_env_parts.
+void discard_unborn_env(const std::string& index_dir, const std::string& env_name) {
+  const std::string data = index_dir + "/" + env_name + "/data.mdb";
+  struct stat st{};
+  if (::lstat(data.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size != 0) return;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(index_dir, ec)) {
+    const std::string n = e.path().filename().string();
+    if (n != "writer.lock" && n != kPointer && n != env_name) return;
+  }
+  if (ec) return;
+  ::unlink(data.c_str());
+}
+}  // namespace
+
 void Store::open() {
   if (mode_ == Mode::Write) {
     make_private_dir(dir_);
@@ -225,6 +244,7 @@ void Store::open() {
     env_dir_ = dir_ + "/" + name;
     refuse_symlink(env_dir_, "records");  // before make_private_dir would chmod the link's target
     make_private_dir(env_dir_);
+    discard_unborn_env(dir_, name);
     // One fsync per commit instead of two: a system crash may undo the last transaction but
     // cannot corrupt the file, and losing the last batch is what a crash before its commit does
     // anyway (its shards go unreferenced, its lines are read again). ~0.2 s of a 500 MB build.
