@@ -121,17 +121,8 @@ CharClass classify_multibyte(std::string_view s, size_t i, size_t& len) {
 }
 
 }  // namespace detail
-}  // namespace osearch
 
-namespace osearch {
-
-void search_form(std::string_view word, std::string& out) {
-  if (is_ascii(word)) {
-    out.assign(word);
-    for (char& c : out) c = ascii_lower(c);
-    return;
-  }
-  fold_word(word, out);
-}
+// fold_word copies and lower-cases ASCII runs on its own fast path: no separate ASCII branch here.
+void search_form(std::string_view word, std::string& out) { fold_word(word, out); }
 
 }  // namespace osearch
