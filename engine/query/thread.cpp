@@ -160,18 +160,21 @@ ThreadResult run_thread(const IndexReader& reader, std::string_view session, con
     if (!k) throw BadInput("unknown-message", "session " + r.session.shown_id() + " has no message " + o.around);
     anchor_key = std::string(*k);
   }
-  // One key range: the session's records only, decoded without their text.
-  std::vector<MessageRec> visible;
+  // One key range: the session's records only, decoded without their text; only the keys of the
+  // visible ones are kept (a long session's records would cost more memory than reading them twice).
+  std::vector<std::string> visible;
   size_t anchor = 0;
   const std::string prefix = sid + '\0';
   LmdbCursor cur(reader.txn(), reader.db().messages);
   for (bool ok = cur.seek(prefix); ok && cur.key().starts_with(prefix); ok = cur.next()) {
-    auto m = MessageRec::decode(cur.key(), cur.value());
-    if (!m) throw IndexDamaged("records", "a message record does not decode (a damaged page)");
     const bool is_anchor = !anchor_key.empty() && cur.key() == anchor_key;
-    if (!o.include_meta && m->hidden_by_default() && !is_anchor) continue;  // the anchor is always shown
+    if (!o.include_meta && !is_anchor) {  // the anchor is always shown
+      auto m = MessageRec::decode(cur.key(), cur.value());
+      if (!m) throw IndexDamaged("records", "a message record does not decode (a damaged page)");
+      if (m->hidden_by_default()) continue;
+    }
     if (is_anchor) anchor = visible.size();
-    visible.push_back(std::move(*m));
+    visible.emplace_back(cur.key());
   }
   r.total = visible.size();
   size_t begin, end;
@@ -185,7 +188,11 @@ ThreadResult run_thread(const IndexReader& reader, std::string_view session, con
   r.first_index = begin;
   r.truncated = end - begin < visible.size();
   r.messages.reserve(end - begin);
-  for (size_t i = begin; i < end; ++i) r.messages.push_back(load_message_view(reader, std::move(visible[i]), o.max_chars));
+  for (size_t i = begin; i < end; ++i) {
+    auto m = reader.message(visible[i]);
+    if (!m) throw IndexDamaged("records", "a message record vanished inside one read transaction");
+    r.messages.push_back(load_message_view(reader, std::move(*m), o.max_chars));
+  }
   return r;
 }
 
