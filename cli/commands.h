@@ -29,12 +29,26 @@ struct SearchArgs {
   } numbers;
 };
 
+// `thread SESSION`, `context UUID`, `trace UUID` (cli/cmd_thread.cpp).
+struct ThreadArgs {
+  std::string target;   // SESSION for thread, UUID for context/trace
+  std::string session;  // context/trace: --session
+  std::string around;   // thread: --around UUID
+  bool include_meta = false;
+  struct {
+    std::string max_chars, offset, limit, window, depth;  // as typed; empty = not given
+  } numbers;
+};
+
 int cmd_index(const Context& ctx, const IndexArgs& args);
 int cmd_status(const Context& ctx);
 int cmd_check(const Context& ctx);  // exit 1 when a part is damaged
 int cmd_keyword(const Context& ctx, const SearchArgs& args);
 int cmd_content(const Context& ctx, const SearchArgs& args);
 int cmd_list(const Context& ctx, const SearchArgs& args);
+int cmd_thread(const Context& ctx, const ThreadArgs& args);
+int cmd_context(const Context& ctx, const ThreadArgs& args);
+int cmd_trace(const Context& ctx, const ThreadArgs& args);
 
 struct CheckPart;
 // The "parts" array of `check` (and `status` on a damaged index): {part, ok, problem?, detail?}.

@@ -124,6 +124,28 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "sessions, newest first");
   add_filters(list, ls.filters, ls);
 
+  ThreadArgs th;
+  auto* thread = app.add_subcommand("thread", "a session's messages in order (id or id prefix)");
+  thread->add_option("session", th.target, "session id or prefix (an omp/pi/Codex id as written, or <id>@<agent>)")
+      ->required();
+  thread->add_flag("--include-meta", th.include_meta, "include injected/meta messages and command envelopes");
+  thread->add_option("--max-chars", th.numbers.max_chars, "cut each text to N characters (JSON default: whole)");
+  thread->add_option("--around", th.around, "the window of messages around this message uuid");
+  thread->add_option("--window", th.numbers.window, "messages before and after --around (default 10)");
+  thread->add_option("--offset", th.numbers.offset, "skip the first N messages");
+  thread->add_option("--limit", th.numbers.limit, "at most N messages (default: all)");
+
+  ThreadArgs cx;
+  auto* context = app.add_subcommand("context", "one message with its ancestors, session, subagent and workflow");
+  ThreadArgs tr;
+  auto* trace = app.add_subcommand("trace", "a message's parent chain, root first (across compactions)");
+  for (auto [cmd, args] : {std::pair{context, &cx}, std::pair{trace, &tr}}) {
+    cmd->add_option("uuid", args->target, "message uuid")->required();
+    cmd->add_option("--session", args->session, "only in this session (id or prefix)");
+    cmd->add_option("--max-chars", args->numbers.max_chars, "cut each text to N characters (JSON default: whole)");
+    cmd->add_option("--depth", args->numbers.depth, "ancestors at most (context 100, trace 1000)");
+  }
+
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
   Context ctx;
@@ -143,6 +165,9 @@ int main(int argc, char** argv) {
     if (*keyword) return cmd_keyword(ctx, kw);
     if (*content) return cmd_content(ctx, ct);
     if (*list) return cmd_list(ctx, ls);
+    if (*thread) return cmd_thread(ctx, th);
+    if (*context) return cmd_context(ctx, cx);
+    if (*trace) return cmd_trace(ctx, tr);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

@@ -105,6 +105,14 @@ std::string session_summary(const SessionRec& s) {
   return s.summary_title;
 }
 
+void write_session_json(JsonWriter& w, const SessionRec& s) {
+  QueryResult list;
+  list.action = "list";
+  Hit h;
+  h.session = s;
+  write_hit(w, list, h);
+}
+
 void print_json(const QueryResult& r) {
   JsonWriter w;
   w.begin_object();

@@ -22,6 +22,9 @@ inline void print_result(const Context& ctx, const QueryResult& r) {
   }
 }
 
+// A session object as `list` prints it (resume_hint included): for results that carry one session.
+void write_session_json(JsonWriter& w, const SessionRec& s);
+
 // Fields shared by every printer (resume_hint is in engine/query/resume_hint.h).
 std::string hit_cwd(const Hit& h);
 std::string session_summary(const SessionRec& s);

@@ -34,6 +34,12 @@ struct FileCarry {
   uint64_t pending_user_text = 0;
   // Codex: the last line timestamp, for lines without one (legacy bare items carry none).
   int64_t last_timestamp_ms = 0;
+  // Claude: the latest lines with a uuid that are not messages (compaction boundaries, attachments,
+  // progress, system lines), "<uuid>\t<its parentUuid, else logicalParentUuid>\n" each, oldest
+  // first, at most kMaxSkippedLinks: a message whose parent is one of them gets the nearest message
+  // beyond them as its logical parent, so `trace` crosses them (ingest/claude.cpp).
+  std::string skipped_links;
+  static constexpr size_t kMaxSkippedLinks = 128;
 
   bool operator==(const FileCarry&) const = default;
 };

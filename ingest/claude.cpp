@@ -1,5 +1,7 @@
 #include "ingest/claude.h"
 
+#include <algorithm>
+
 #include <string_view>
 
 #include "ingest/bounded_id.h"
@@ -259,6 +261,57 @@ bool parse_claude_object(element obj, LineRecords& out) {
   if (fact.text.empty() && fact.kind != SessionFact::Kind::TurnDuration) return false;
   out.facts.push_back(std::move(fact));
   return true;
+}
+
+
+namespace {
+
+// The link a skipped line left in `links` ("<uuid>\t<link>\n" entries), or nullopt.
+std::optional<std::string_view> skipped_link(std::string_view links, std::string_view uuid) {
+  for (size_t pos = 0; pos < links.size();) {
+    const size_t tab = links.find('\t', pos);
+    const size_t nl = links.find('\n', pos);
+    if (tab == std::string_view::npos || nl == std::string_view::npos || tab > nl) return std::nullopt;
+    if (links.substr(pos, tab - pos) == uuid) return links.substr(tab + 1, nl - tab - 1);
+    pos = nl + 1;
+  }
+  return std::nullopt;
+}
+
+void remember_skipped(FileCarry& carry, const std::string& uuid, const std::string& link) {
+  std::string& links = carry.skipped_links;
+  links += uuid + '\t' + link + '\n';
+  if (static_cast<size_t>(std::count(links.begin(), links.end(), '\n')) > FileCarry::kMaxSkippedLinks)
+    links.erase(0, links.find('\n') + 1);
+}
+
+}  // namespace
+
+bool parse_claude_object(element obj, LineRecords& out, FileCarry& carry) {
+  const bool kept = parse_claude_object(obj, out);
+  if (!out.messages.empty()) {
+    // A parent that is a skipped line: follow the skipped lines back to the message beyond them.
+    for (Message& m : out.messages) {
+      if (m.parent_uuid.empty() || !m.logical_parent_uuid.empty()) continue;
+      std::string at = m.parent_uuid;
+      for (size_t hop = 0; hop < FileCarry::kMaxSkippedLinks; ++hop) {
+        auto link = skipped_link(carry.skipped_links, at);
+        if (!link) break;
+        at = std::string(*link);
+        if (at.empty()) break;
+      }
+      if (!at.empty() && at != m.parent_uuid) m.logical_parent_uuid = std::move(at);
+    }
+    return kept;
+  }
+  // Any other line with a uuid (a compaction boundary links back by its logicalParentUuid).
+  const std::string uuid = bounded_id(str_field(obj, "uuid"));
+  if (!uuid.empty()) {
+    std::string link = bounded_id(str_field(obj, "parentUuid"));
+    if (link.empty()) link = bounded_id(str_field(obj, "logicalParentUuid"));
+    remember_skipped(carry, uuid, link);
+  }
+  return kept;
 }
 
 }  // namespace osearch

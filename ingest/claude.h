@@ -1,5 +1,5 @@
 // Claude Code adapter: one JSONL object -> normalized records (formats/claude-code.md).
-// Pure: no I/O, no state beyond the line. File layout rules live in claude_layout.h.
+// Pure: no I/O, no state beyond the line and the file's carry. File layout rules live in claude_layout.h.
 #pragma once
 
 #include <optional>
@@ -7,6 +7,7 @@
 
 #include <simdjson.h>
 
+#include "ingest/adapter.h"
 #include "ingest/records.h"
 
 namespace osearch {
@@ -14,6 +15,9 @@ namespace osearch {
 // Fills `out` from one Claude Code JSONL object. Returns false for lines that carry nothing we
 // keep (progress, snapshots, queue operations, attachments, …).
 bool parse_claude_object(simdjson::dom::element object, LineRecords& out);
+// The same, carrying the links of skipped lines from one line of a file to the next (see
+// FileCarry::skipped_links): what the indexer calls.
+bool parse_claude_object(simdjson::dom::element object, LineRecords& out, FileCarry& carry);
 
 // Classification of user text (exposed for tests).
 bool is_meta_user_text(std::string_view text);

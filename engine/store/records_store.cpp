@@ -284,6 +284,7 @@ std::string FileState::encode() const {
   e.b(carry.header_seen);
   e.u64(carry.pending_user_text);
   e.i64(carry.last_timestamp_ms);
+  e.str(carry.skipped_links);
   return e.take();
 }
 
@@ -311,6 +312,7 @@ std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string
   }
   if (!d.at_end()) f.carry.pending_user_text = d.u64();
   if (!d.at_end()) f.carry.last_timestamp_ms = d.i64();
+  if (!d.at_end()) f.carry.skipped_links = std::string(d.str());
   if (!d.ok()) return std::nullopt;
   return f;
 }
