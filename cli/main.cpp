@@ -124,6 +124,17 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "sessions, newest first");
   add_filters(list, ls.filters, ls);
 
+  FilesArgs fa;
+  auto* files = app.add_subcommand("files", "every tool call that touched a file, oldest first");
+  files->add_option("path", fa.path, "absolute path, ./relative to the cwd, or a suffix such as src/main.rs")->required();
+  files->add_flag("--no-commands", fa.no_commands, "only file arguments and patch headers, not shell commands naming it");
+  add_filters(files, fa.common.filters, fa.common);
+
+  FailuresArgs fl;
+  auto* failures = app.add_subcommand("failures", "failed tool calls, newest first, with the 3 messages after each");
+  failures->add_option("--max-chars", fl.max_chars, "cut error and message texts to N characters (default 500)");
+  add_filters(failures, fl.common.filters, fl.common);
+
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
   Context ctx;
@@ -143,6 +154,8 @@ int main(int argc, char** argv) {
     if (*keyword) return cmd_keyword(ctx, kw);
     if (*content) return cmd_content(ctx, ct);
     if (*list) return cmd_list(ctx, ls);
+    if (*files) return cmd_files(ctx, fa);
+    if (*failures) return cmd_failures(ctx, fl);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

@@ -249,10 +249,14 @@ class ChildSalvage {
     }
     for (const auto& kv : s.tool_calls) {
       w.put(db.tool_calls, kv.key, kv.value);
-      if (auto tc = ToolCallRec::decode(kv.value); tc && !tc->file_path.empty())
-        w.put(db.tc_by_path, pair_key(tc->file_path, pair_key(s.id, tc->id)), "");
+      if (auto tc = ToolCallRec::decode(kv.value))
+        for (const auto& path : tc->paths()) w.put(db.tc_by_path, tool_path_key(path, s.id, tc->id), "");
     }
-    for (const auto& kv : s.tool_results) w.put(db.tool_results, kv.key, kv.value);
+    for (const auto& kv : s.tool_results) {
+      w.put(db.tool_results, kv.key, kv.value);
+      if (auto tr = ToolResultRec::decode(kv.value); tr && tr->is_error)
+        w.put(db.failed_results, failed_result_key(timestamp_of_message_key(tr->message_key), s.id, tr->tool_use_id), "");
+    }
     for (const auto& kv : s.usage_seen) w.put(db.usage_seen, kv.key, kv.value);
     for (const auto& kv : s.subagents) w.put(db.subagents, kv.key, kv.value);
     for (const auto& kv : s.session_files) w.put(db.session_files, kv.key, kv.value);
