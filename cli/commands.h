@@ -40,6 +40,18 @@ struct ThreadArgs {
   } numbers;
 };
 
+// `files PATH`, `failures` (cli/cmd_files.cpp).
+struct FilesArgs {
+  std::string path;
+  bool no_commands = false;  // only the tools' file arguments, not shell commands naming the file
+  SearchArgs common;
+};
+
+struct FailuresArgs {
+  std::string max_chars;  // as typed; empty = default
+  SearchArgs common;
+};
+
 int cmd_index(const Context& ctx, const IndexArgs& args);
 int cmd_status(const Context& ctx);
 int cmd_check(const Context& ctx);  // exit 1 when a part is damaged
@@ -49,6 +61,8 @@ int cmd_list(const Context& ctx, const SearchArgs& args);
 int cmd_thread(const Context& ctx, const ThreadArgs& args);
 int cmd_context(const Context& ctx, const ThreadArgs& args);
 int cmd_trace(const Context& ctx, const ThreadArgs& args);
+int cmd_files(const Context& ctx, const FilesArgs& args);        // cli/cmd_files.cpp
+int cmd_failures(const Context& ctx, const FailuresArgs& args);  // cli/cmd_files.cpp
 
 struct CheckPart;
 // The "parts" array of `check` (and `status` on a damaged index): {part, ok, problem?, detail?}.

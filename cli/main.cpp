@@ -145,6 +145,16 @@ int main(int argc, char** argv) {
     cmd->add_option("--max-chars", args->numbers.max_chars, "cut each text to N characters (JSON default: whole)");
     cmd->add_option("--depth", args->numbers.depth, "ancestors at most (context 100, trace 1000)");
   }
+  FilesArgs fa;
+  auto* files = app.add_subcommand("files", "every tool call that touched a file, oldest first");
+  files->add_option("path", fa.path, "absolute path, ./relative to the cwd, or a suffix such as src/main.rs")->required();
+  files->add_flag("--no-commands", fa.no_commands, "only file arguments and patch headers, not shell commands naming it");
+  add_filters(files, fa.common.filters, fa.common);
+
+  FailuresArgs fl;
+  auto* failures = app.add_subcommand("failures", "failed tool calls, newest first, with the 3 messages after each");
+  failures->add_option("--max-chars", fl.max_chars, "cut error and message texts to N characters (default 500)");
+  add_filters(failures, fl.common.filters, fl.common);
 
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
@@ -168,6 +178,8 @@ int main(int argc, char** argv) {
     if (*thread) return cmd_thread(ctx, th);
     if (*context) return cmd_context(ctx, cx);
     if (*trace) return cmd_trace(ctx, tr);
+    if (*files) return cmd_files(ctx, fa);
+    if (*failures) return cmd_failures(ctx, fl);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

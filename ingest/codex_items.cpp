@@ -2,10 +2,12 @@
 // reasoning and signatures are never read into a message.
 #include "ingest/codex_items.h"
 
+#include <algorithm>
 #include <string_view>
 
 #include "ingest/bounded_id.h"
 #include "ingest/json_fields.h"
+#include "ingest/tool_paths.h"
 
 namespace osearch::codex {
 namespace {
@@ -71,15 +73,15 @@ std::string single_field_json(std::string_view key, std::string_view value) {
 
 std::string call_id_of(element item) { return bounded_id(str_field(item, "call_id")); }
 
-// The first file an apply_patch input names ("*** Update File: <path>").
-std::string patch_file_path(std::string_view patch) {
-  for (std::string_view marker : {"*** Update File: ", "*** Add File: ", "*** Delete File: "}) {
-    size_t at = patch.find(marker);
-    if (at == std::string_view::npos) continue;
-    std::string_view rest = patch.substr(at + marker.size());
-    return std::string(rest.substr(0, rest.find_first_of("\r\n")));
+// The files an apply_patch text names ("*** Update File: <path>" …), after any path the call
+// names itself: the first is the call's file_path, the others its extra_paths.
+void add_patch_paths(std::string_view text, ToolCall& call) {
+  if (text.find("*** Begin Patch") == std::string_view::npos) return;
+  for (std::string& p : patch_file_paths(text)) {
+    if (call.file_path.empty()) call.file_path = std::move(p);
+    else if (p != call.file_path && std::find(call.extra_paths.begin(), call.extra_paths.end(), p) == call.extra_paths.end())
+      call.extra_paths.push_back(std::move(p));
   }
-  return {};
 }
 
 void parse_message(element item, LineMessages& lm) {
@@ -149,6 +151,7 @@ void parse_function_call(element item, LineMessages& lm) {
   write_truncated_json(parsed.doc(), call.input_json, kMaxInputLeafBytes);
   collect_strings(parsed.doc(), m.text);
   set_file_path(parsed.doc(), call);
+  add_patch_paths(m.text, call);  // exec_command / shell running `apply_patch <<'EOF' …`
 }
 
 void parse_custom_tool_call(element item, LineMessages& lm) {
@@ -156,7 +159,7 @@ void parse_custom_tool_call(element item, LineMessages& lm) {
   std::string_view input = str_field(item, "input");
   append_part(m.text, input);
   m.tool_calls.back().input_json = single_field_json("input", input);
-  m.tool_calls.back().file_path = patch_file_path(input);
+  add_patch_paths(input, m.tool_calls.back());
 }
 
 void parse_local_shell_call(element item, LineMessages& lm) {
@@ -183,6 +186,7 @@ void parse_local_shell_call(element item, LineMessages& lm) {
   }
   append_part(m.text, command);
   append_part(m.text, str_field(action, "workdir"));
+  add_patch_paths(command, call);
 }
 
 void parse_web_search_call(element item, LineMessages& lm) {

@@ -36,6 +36,7 @@ struct ToolCall {
   std::string name;
   std::string input_json;
   std::string file_path;  // Read/Edit/Write/MultiEdit/NotebookEdit/Grep/Glob target, if any
+  std::vector<std::string> extra_paths;  // further files one call touches (an apply_patch naming several)
 };
 
 struct ToolResult {

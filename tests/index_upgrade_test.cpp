@@ -1,8 +1,9 @@
-// A schema upgrade never drops what cannot be re-read: an index written by schema 12 (before the
-// issue-9 tokenizer and meta rules) is rebuilt as 13 with its archived sessions carried over, their
-// documents re-made with the new terms and their meta flags redone by the new rules.
+// A schema upgrade never drops what cannot be re-read: an index written by an older schema is
+// rebuilt with its archived sessions carried over, each schema step redone on their records (12:
+// terms and meta rules; 13: absolute tool-call paths, patch headers, failed results).
 #include "tests/index_fixture.h"
 
+#include "engine/query/files.h"
 #include "engine/query/search.h"
 
 namespace {
@@ -81,4 +82,77 @@ TEST_CASE("upgrade: a schema-12 index keeps its archived sessions, with new term
   IndexSummary again = index_tree(idx, src);
   CHECK_FALSE(again.rebuilt);
   CHECK(again.files_changed == 0);
+}
+
+namespace {
+
+const std::string kSid13 = "5e3c1a2b-0000-4000-8000-000000000013";
+
+// A Claude session whose Edit names src/a.rs under /home/u/proj, answered by an error.
+std::string session_13_lines() {
+  const std::string head = R"("sessionId":")" + kSid13 + R"(","cwd":"/home/u/proj","version":"2.0.0",)";
+  return "{\"type\":\"user\"," + head +
+         R"("uuid":"u-13-1","parentUuid":null,"timestamp":"2026-03-01T10:00:00Z","message":{"role":"user","content":"fix a.rs"}})"
+         "\n{\"type\":\"assistant\"," + head +
+         R"("uuid":"u-13-2","parentUuid":"u-13-1","timestamp":"2026-03-01T10:00:05Z","message":{"id":"msg_13","role":"assistant","model":"claude-x","content":[{"type":"tool_use","id":"toolu_13","name":"Edit","input":{"file_path":"/home/u/proj/src/a.rs","old_string":"a","new_string":"b"}}]}})"
+         "\n{\"type\":\"user\"," + head +
+         R"("uuid":"u-13-3","parentUuid":"u-13-2","timestamp":"2026-03-01T10:00:06Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_13","is_error":true,"content":"no such line"}]}})"
+         "\n";
+}
+
+// Rewrites the archived session's tool calls as schema 13 stored them: the path as the tool wrote
+// it (relative here), and an apply_patch call whose files sit only in its input.
+void store_as_13(const std::string& idx) {
+  Store store(idx, Store::Mode::Write);
+  LmdbTxn txn(store.env(), false);
+  auto bytes = txn.get(store.db().tool_calls, pair_key(kSid13, "toolu_13"));
+  REQUIRE(bytes);
+  auto edit = ToolCallRec::decode(*bytes);
+  REQUIRE(edit);
+  edit->file_path = "src/a.rs";
+  edit->extra_paths.clear();
+  txn.put(store.db().tool_calls, pair_key(kSid13, edit->id), edit->encode());
+  ToolCallRec patch = *edit;
+  patch.id = "call_patch_13";
+  patch.name = "apply_patch";
+  patch.file_path.clear();
+  patch.input_json = R"({"input":"*** Begin Patch\n*** Update File: lib/b.rs\n@@\n-x\n+y\n*** End Patch\n"})";
+  txn.put(store.db().tool_calls, pair_key(kSid13, patch.id), patch.encode());
+  txn.commit();
+}
+
+uint64_t touches(const std::string& idx, const std::string& path) {
+  IndexReader reader(idx);
+  FilesOptions o;
+  o.path = path;
+  o.cwd = "/";
+  return run_files(reader, parse_filters(FilterArgs{}, 0, 100), o).total;
+}
+
+}  // namespace
+
+TEST_CASE("upgrade: a schema-13 index keeps archived tool calls findable by their absolute paths",
+          "[hardening][full][upgrade]") {
+  TempDir tmp("upgrade13");
+  const std::string src = tmp / "src", idx = tmp / "idx";
+  const std::string file = src + "/-home-u-proj/" + kSid13 + ".jsonl";
+  fs::create_directories(src + "/-home-u-proj");
+  write_file(file, session_13_lines());
+  index_tree(idx, src);
+  fs::remove(file);
+  index_tree(idx, src);
+  REQUIRE(all_sessions(idx).at(kSid13).source_deleted);
+  store_as_13(idx);
+  set_schema(idx, 13);
+
+  IndexSummary s = index_tree(idx, src);
+  INFO("lost: " << s.lost);
+  CHECK(s.rebuilt);
+  CHECK(s.lost.empty());
+  REQUIRE(all_sessions(idx).count(kSid13) == 1);
+  CHECK(touches(idx, "/home/u/proj/src/a.rs") == 1);  // the relative path, resolved against the cwd
+  CHECK(touches(idx, "/home/u/proj/lib/b.rs") == 1);  // apply_patch's file header
+  IndexReader reader(idx);
+  FailuresResult f = run_failures(reader, parse_filters(FilterArgs{}, 0, 100), FailuresOptions{});
+  CHECK(f.total == 1);  // failed_results is derived for the archive too
 }

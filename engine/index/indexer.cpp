@@ -32,7 +32,7 @@ namespace {
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change (the tokenizer, the Unicode
 // fold table ingest/unicode_fold_table.inc): the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 13;
+constexpr uint64_t kSchemaVersion = 14;  // 14: tc_by_path keyed by reversed path, extra paths, failed_results
 // Below this an env's slack is not worth a copy.
 constexpr uint64_t kRepackMinBytes = 4u << 20;
 
@@ -110,10 +110,13 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
       ++garbage;  // its text log entry stays behind: content scans must check entries against records
     });
     delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
-      if (auto tc = ToolCallRec::decode(value); tc && !tc->file_path.empty())
-        txn.del(db.tc_by_path, pair_key(tc->file_path, pair_key(sid, tc->id)));
+      if (auto tc = ToolCallRec::decode(value))
+        for (const auto& path : tc->paths()) txn.del(db.tc_by_path, tool_path_key(path, sid, tc->id));
     });
-    delete_prefix(txn, db.tool_results, pfx);
+    delete_prefix(txn, db.tool_results, pfx, [&](std::string_view, std::string_view value) {
+      if (auto tr = ToolResultRec::decode(value); tr && tr->is_error)
+        txn.del(db.failed_results, failed_result_key(timestamp_of_message_key(tr->message_key), sid, tr->tool_use_id));
+    });
     delete_prefix(txn, db.usage_seen, pfx);
     delete_prefix(txn, db.subagents, pfx);
     delete_prefix(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {

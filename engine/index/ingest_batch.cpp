@@ -9,6 +9,7 @@
 #include "ingest/bounded_id.h"
 #include "ingest/claude.h"
 #include "ingest/claude_layout.h"
+#include "ingest/tool_paths.h"
 
 namespace osearch {
 namespace {
@@ -316,7 +317,9 @@ void IngestBatch::record_tool_calls(const std::string& sid, Message& m, const st
     tc.message_key = message_key;
     tc.name = std::move(call.name);
     tc.input_json = std::move(call.input_json);
-    tc.file_path = std::move(call.file_path);
+    // Stored absolute (against the call's cwd), so an edit written as `src/a.rs` is found by its full path.
+    tc.file_path = resolve_tool_path(call.file_path, m.cwd);
+    for (const auto& p : call.extra_paths) tc.extra_paths.push_back(resolve_tool_path(p, m.cwd));
     tc.timestamp_ms = ts;
     tool_calls_.push_back(std::move(tc));
     ++s.tool_call_count;

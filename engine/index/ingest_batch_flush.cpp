@@ -169,9 +169,13 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
   }
   for (const auto& tc : tool_calls_) {
     txn.put(db.tool_calls, pair_key(tc.session_id, tc.id), tc.encode());
-    if (!tc.file_path.empty()) txn.put(db.tc_by_path, pair_key(tc.file_path, pair_key(tc.session_id, tc.id)), "");
+    for (const auto& path : tc.paths()) txn.put(db.tc_by_path, tool_path_key(path, tc.session_id, tc.id), "");
   }
-  for (const auto& tr : tool_results_) txn.put(db.tool_results, pair_key(tr.session_id, tr.tool_use_id), tr.encode());
+  for (const auto& tr : tool_results_) {
+    txn.put(db.tool_results, pair_key(tr.session_id, tr.tool_use_id), tr.encode());
+    if (tr.is_error)  // the order `failures` walks, in the result's transaction
+      txn.put(db.failed_results, failed_result_key(timestamp_of_message_key(tr.message_key), tr.session_id, tr.tool_use_id), "");
+  }
   for (const auto& uk : usage_seen_) txn.put(db.usage_seen, uk, "");
   for (const auto& [leaf, value] : leaf_summaries_) txn.put(db.leaf_summary, leaf, value);
   for (const auto& [key, rec] : subagents_) {

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/store/codec.h"
@@ -23,6 +24,9 @@
 #include "engine/store/store.h"
 #include "engine/store/text_log.h"
 #include "ingest/claude.h"
+#include "ingest/tool_paths.h"
+
+#include <simdjson.h>
 
 namespace osearch {
 namespace {
@@ -81,6 +85,43 @@ struct ArchivedSession {
       workflow_agents;
 };
 
+// Schema 13 stored a tool call's path as the tool wrote it; 14 stores it absolute against the
+// cwd of its message and adds the files an apply_patch text names (ingest/tool_paths.h).
+void migrate_tool_call_13(ToolCallRec& tc, std::string_view cwd) {
+  std::vector<std::string> paths;
+  if (!tc.file_path.empty()) paths.push_back(tc.file_path);
+  if (tc.input_json.find("*** Begin Patch") != std::string::npos) {
+    simdjson::dom::parser parser;
+    simdjson::dom::element input;
+    if (!parser.parse(tc.input_json).get(input)) {
+      std::vector<simdjson::dom::element> todo{input};
+      while (!todo.empty()) {  // every string of the input, wherever the patch sits
+        simdjson::dom::element e = todo.back();
+        todo.pop_back();
+        std::string_view text;
+        simdjson::dom::array arr;
+        simdjson::dom::object obj;
+        if (!e.get(text)) {
+          if (text.find("*** Begin Patch") != std::string_view::npos)
+            for (auto& p : patch_file_paths(text)) paths.push_back(std::move(p));
+        } else if (!e.get(arr)) {
+          for (simdjson::dom::element child : arr) todo.push_back(child);
+        } else if (!e.get(obj)) {
+          for (simdjson::dom::key_value_pair field : obj) todo.push_back(field.value);
+        }
+      }
+    }
+  }
+  tc.file_path.clear();
+  tc.extra_paths.clear();
+  for (const auto& p : paths) {
+    std::string abs = resolve_tool_path(p, cwd);
+    if (tc.file_path.empty()) tc.file_path = std::move(abs);
+    else if (abs != tc.file_path && std::find(tc.extra_paths.begin(), tc.extra_paths.end(), abs) == tc.extra_paths.end())
+      tc.extra_paths.push_back(std::move(abs));
+  }
+}
+
 class ChildSalvage {
  public:
   ChildSalvage(const SalvageTarget& t, int report_fd) : t_(t), fd_(report_fd) {}
@@ -136,15 +177,20 @@ class ChildSalvage {
       auto v = r.get(*meta, key);
       return v && v->size() == 8 ? get_be64(*v) : 0;
     };
-    // Schema 10 records decode as 11's: 11 bounded over-long keys (ids up to 160 bytes are
-    // unchanged), keeps full paths in session_files' values and grew FileState; documents are
-    // rebuilt from the records here anyway.
-    // Schema 12 records decode as 13's: 13 changed the text index's terms (rebuilt here anyway) and
-    // which messages are meta, which migrate_message_12 redoes from the stored text.
+    // An archived session is carried over from schema 10 to 11, and from any schema 12 on: their
+    // records decode as the current ones (fields are only ever appended), documents are rebuilt
+    // from the records here anyway, and each step below redoes what its schema changed:
+    // 10 -> 11 bounded over-long keys (ids up to 160 bytes are unchanged), kept full paths in
+    //   session_files' values and grew FileState;
+    // 12 -> 13 changed which messages are meta (migrate_message_12);
+    // 13 -> 14 stores tool-call paths absolute, with apply_patch's files (migrate_tool_call_13);
+    //   tc_by_path (reversed paths) and failed_results are derived in write_session.
     const uint64_t old_schema = meta_u64(meta_key::kSchema);
     legacy_files_ = old_schema == 10 && t_.schema == 11;
-    meta_rules_12_ = old_schema == 12 && t_.schema == 13;
-    if (old_schema != t_.schema && !legacy_files_ && !meta_rules_12_) {
+    const bool chained = old_schema >= 12 && old_schema <= t_.schema;
+    meta_rules_12_ = chained && old_schema <= 12;
+    tool_paths_13_ = chained && old_schema <= 13;
+    if (old_schema != t_.schema && !legacy_files_ && !chained) {
       report_line(fd_, "lost " + std::to_string(ids.size()) +
                            " archived sessions: the old index was written by another version of osearch");
       return;
@@ -223,6 +269,7 @@ class ChildSalvage {
       return [&out](std::string_view k, std::string_view val) { out.push_back({std::string(k), std::string(val)}); };
     };
     for_prefix(r, h.tool_calls, pfx, keep(s.tool_calls));
+    if (tool_paths_13_ && !migrate_tool_calls_13(s)) return std::nullopt;
     for_prefix(r, h.tool_results, pfx, keep(s.tool_results));
     for_prefix(r, h.usage_seen, pfx, keep(s.usage_seen));
     for_prefix(r, h.subagents, pfx, keep(s.subagents));
@@ -254,10 +301,14 @@ class ChildSalvage {
     }
     for (const auto& kv : s.tool_calls) {
       w.put(db.tool_calls, kv.key, kv.value);
-      if (auto tc = ToolCallRec::decode(kv.value); tc && !tc->file_path.empty())
-        w.put(db.tc_by_path, pair_key(tc->file_path, pair_key(s.id, tc->id)), "");
+      if (auto tc = ToolCallRec::decode(kv.value))
+        for (const auto& path : tc->paths()) w.put(db.tc_by_path, tool_path_key(path, s.id, tc->id), "");
     }
-    for (const auto& kv : s.tool_results) w.put(db.tool_results, kv.key, kv.value);
+    for (const auto& kv : s.tool_results) {
+      w.put(db.tool_results, kv.key, kv.value);
+      if (auto tr = ToolResultRec::decode(kv.value); tr && tr->is_error)
+        w.put(db.failed_results, failed_result_key(timestamp_of_message_key(tr->message_key), s.id, tr->tool_use_id), "");
+    }
     for (const auto& kv : s.usage_seen) w.put(db.usage_seen, kv.key, kv.value);
     for (const auto& kv : s.subagents) w.put(db.subagents, kv.key, kv.value);
     for (const auto& kv : s.session_files) w.put(db.session_files, kv.key, kv.value);
@@ -279,6 +330,21 @@ class ChildSalvage {
   int fd_;
   bool legacy_files_ = false;  // the old env is schema 10 (see copy_archive)
   bool meta_rules_12_ = false;  // the old env is schema 12 (see copy_archive)
+  bool tool_paths_13_ = false;  // the old env is schema 12 or 13
+
+  // Every tool call of `s` as 14 stores it; false when one does not decode.
+  static bool migrate_tool_calls_13(ArchivedSession& s) {
+    std::unordered_map<std::string_view, std::string_view> cwd_of;  // message key -> its cwd
+    for (const auto& [m, text] : s.messages) cwd_of.emplace(m.key, m.cwd);
+    for (auto& kv : s.tool_calls) {
+      auto tc = ToolCallRec::decode(kv.value);
+      if (!tc) return false;
+      auto it = cwd_of.find(tc->message_key);
+      migrate_tool_call_13(*tc, it == cwd_of.end() ? std::string_view(s.rec.cwd) : it->second);
+      kv.value = tc->encode();
+    }
+    return true;
+  }
 
   // Schema 12 hid every command envelope by its content type and kept Claude's compaction
   // summaries meta; 13 hides by is_meta alone: an envelope is meta without <command-args>, a

@@ -166,10 +166,22 @@ std::optional<MessageRec> MessageRec::decode(std::string_view key, std::string_v
   return r;
 }
 
+std::vector<std::string> ToolCallRec::paths() const {
+  std::vector<std::string> out;
+  if (!file_path.empty()) out.push_back(file_path);
+  for (const auto& p : extra_paths)
+    if (!p.empty() && std::find(out.begin(), out.end(), p) == out.end()) out.push_back(p);
+  return out;
+}
+
 std::string ToolCallRec::encode() const {
   Encoder e;
   for (const std::string* s : {&id, &session_id, &message_key, &name, &input_json, &file_path}) e.str(*s);
   e.i64(timestamp_ms);
+  if (!extra_paths.empty()) {  // appended: a record written before it existed ends here
+    e.u64(extra_paths.size());
+    for (const auto& p : extra_paths) e.str(p);
+  }
   return e.take();
 }
 
@@ -179,6 +191,10 @@ std::optional<ToolCallRec> ToolCallRec::decode(std::string_view bytes) {
   for (std::string* s : {&r.id, &r.session_id, &r.message_key, &r.name, &r.input_json, &r.file_path})
     *s = std::string(d.str());
   r.timestamp_ms = d.i64();
+  if (d.ok() && !d.at_end()) {
+    const uint64_t n = d.u64();
+    for (uint64_t i = 0; i < n && d.ok(); ++i) r.extra_paths.emplace_back(d.str());
+  }
   if (!d.ok()) return std::nullopt;
   return r;
 }
@@ -350,6 +366,24 @@ std::string session_time_key(int64_t ended_at, std::string_view sid) {
   std::string k;
   put_be64(k, sortable_i64(ended_at));
   k.append(sid);
+  return k;
+}
+
+std::string reversed_path(std::string_view path) {
+  return bounded_id(std::string(path.rbegin(), path.rend()));
+}
+
+std::string tool_path_key(std::string_view path, std::string_view sid, std::string_view tool_call_id) {
+  std::string k = reversed_path(path);
+  k.push_back('\0');
+  k.append(pair_key(sid, tool_call_id));
+  return k;
+}
+
+std::string failed_result_key(int64_t ts_ms, std::string_view sid, std::string_view tool_use_id) {
+  std::string k;
+  put_be64(k, sortable_i64(ts_ms));
+  k.append(pair_key(sid, tool_use_id));
   return k;
 }
 

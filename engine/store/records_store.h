@@ -76,6 +76,9 @@ struct MessageRec {
 struct ToolCallRec {
   std::string id, session_id, message_key, name, input_json, file_path;
   int64_t timestamp_ms = 0;
+  std::vector<std::string> extra_paths;  // further files the call touches (an apply_patch naming several)
+  // file_path then extra_paths: each has an entry in `tc_by_path` (tool_path_key).
+  std::vector<std::string> paths() const;
   std::string encode() const;
   static std::optional<ToolCallRec> decode(std::string_view bytes);
 };
@@ -137,5 +140,14 @@ std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 
 std::string file_key(std::string_view path);                   // key of `files`
 std::string session_time_key(int64_t ended_at, std::string_view sid);  // key of `sess_by_time`
 uint32_t file_tag(std::string_view path);
+
+// `tc_by_path`: reversed(path) \0 sid \0 tool call id, so one range finds a path and every path
+// ending in a suffix (`src/main.rs` -> all of "/…/src/main.rs"). reversed_path is its first part,
+// bounded like every key part (a long path keeps its last bytes, then a hash).
+std::string reversed_path(std::string_view path);
+std::string tool_path_key(std::string_view path, std::string_view sid, std::string_view tool_call_id);
+// `failed_results`: be64(sortable result time) sid \0 tool_use_id -> "", one per tool result with
+// is_error, written with the result; newest first is a backwards walk.
+std::string failed_result_key(int64_t ts_ms, std::string_view sid, std::string_view tool_use_id);
 
 }  // namespace osearch

@@ -315,6 +315,7 @@ void Store::open_dbs() {
   dbis_.workflow_agents = open("workflow_agents");  // run id \0 agent id
   dbis_.epochs = open("epochs");  // sid -> be32 epoch of a session that was dropped and re-read
   dbis_.memories = open("memories");
+  dbis_.failed_results = open("failed_results");  // be64 time, sid \0 tool_use_id of results with is_error
   txn.commit();
 }
 

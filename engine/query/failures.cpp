@@ -1,0 +1,86 @@
+// `failures`: failed tool calls newest first, walking the `failed_results` order backwards (one
+// entry per result with is_error, written in the result's transaction), each with its call, the
+// error text (the result message's text, cut) and the next messages of the same agent thread.
+#include <algorithm>
+#include <map>
+
+#include "engine/query/files.h"
+#include "engine/store/codec.h"
+
+namespace osearch {
+namespace {
+
+constexpr size_t kMaxNextScan = 500;  // messages looked at for the next ones (other agents interleave)
+
+ShownMessage shown(const IndexReader& reader, MessageRec rec, size_t max_chars) {
+  ShownMessage m;
+  m.text = cut_chars(reader.message_text(rec), max_chars, m.text_truncated);
+  m.rec = std::move(rec);
+  return m;
+}
+
+// The messages after `key` in its session, of the same agent (a subagent's failure is followed by
+// that subagent's next steps, the main thread's by the main thread's), meta hidden unless asked.
+std::vector<ShownMessage> next_messages(const IndexReader& reader, const MessageRec& after, const Filters& f,
+                                        const FailuresOptions& o) {
+  std::vector<ShownMessage> out;
+  const std::string pfx = after.session_id + '\0';
+  LmdbCursor cur(reader.txn(), reader.db().messages);
+  size_t scanned = 0;
+  for (bool ok = cur.seek(after.key) && cur.next(); ok && out.size() < o.next_messages && ++scanned <= kMaxNextScan;
+       ok = cur.next()) {
+    if (cur.key().substr(0, pfx.size()) != pfx) break;
+    auto rec = MessageRec::decode(cur.key(), cur.value());
+    if (!rec || rec->agent_id != after.agent_id || (rec->hidden_by_default() && !f.include_meta)) continue;
+    out.push_back(shown(reader, std::move(*rec), o.max_chars));
+  }
+  return out;
+}
+
+}  // namespace
+
+FailuresResult run_failures(IndexReader& reader, const Filters& f, const FailuresOptions& o) {
+  FailuresResult result;
+  std::map<std::string, std::optional<SessionRec>> sessions;
+  LmdbCursor cur(reader.txn(), reader.db().failed_results);
+  uint64_t matched = 0;
+  for (bool ok = cur.last(); ok; ok = cur.prev()) {
+    const std::string_view key = cur.key();
+    if (key.size() < 9) continue;
+    const int64_t ts = unsortable_i64(get_be64(key, 0));
+    if (f.since_ms && ts < *f.since_ms) break;  // newest first: everything further is older
+    if (f.until_ms && ts >= *f.until_ms) continue;
+    const std::string rk(key.substr(8));  // pair_key(sid, tool_use_id): the tool_results key
+    auto rv = reader.txn().get(reader.db().tool_results, rk);
+    if (!rv) continue;
+    auto tr = ToolResultRec::decode(*rv);
+    if (!tr || !tr->is_error) continue;
+    auto sit = sessions.find(tr->session_id);
+    if (sit == sessions.end()) {
+      auto s = reader.session(tr->session_id);
+      if (s && !f.session_matches(*s)) s.reset();
+      sit = sessions.emplace(tr->session_id, std::move(s)).first;
+    }
+    if (!sit->second) continue;
+    std::optional<ToolCallRec> call;
+    if (auto cv = reader.txn().get(reader.db().tool_calls, rk)) call = ToolCallRec::decode(*cv);
+    if (!f.tools.empty() &&
+        (!call || std::find(f.tools.begin(), f.tools.end(), ascii_lower(call->name)) == f.tools.end()))
+      continue;
+    ++matched;
+    if (matched <= f.offset || result.hits.size() >= f.limit) continue;
+    auto msg = reader.message(tr->message_key);
+    if (!msg) continue;
+    Failure fail;
+    fail.result = std::move(*tr);
+    fail.call = std::move(call);
+    fail.session = *sit->second;
+    fail.next = next_messages(reader, *msg, f, o);
+    fail.result_message = shown(reader, std::move(*msg), o.max_chars);
+    result.hits.push_back(std::move(fail));
+  }
+  result.total = matched;
+  return result;
+}
+
+}  // namespace osearch
