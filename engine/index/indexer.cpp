@@ -60,7 +60,23 @@ std::string count_problem(const std::string& path, uint64_t n, const char* what)
 void reset_for_reread(FileState& st) {
   st.offset = st.lines = st.bad_lines = st.repaired_lines = st.oversized_lines = 0;
   st.carry = FileCarry{};
+  st.links_unread = false;
   if (session_from_lines(st.kind)) st.session_id.clear();
+}
+
+// The carried links of the files about to be read on from where they stopped (the plan decoded
+// every state without them). The writer lock keeps the states as the plan read them.
+void load_skipped_links(const Store& store, std::vector<WorkItem>& work) {
+  std::optional<LmdbTxn> r;
+  for (auto& w : work) {
+    if (!w.state.links_unread) continue;
+    if (!r) r.emplace(store.env(), true);
+    auto v = r->get(store.db().files, file_key(w.state.path));
+    auto full = v ? FileState::decode(w.state.path, *v) : std::nullopt;
+    if (!full) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
+    w.state.carry.skipped_links = std::move(full->carry.skipped_links);
+    w.state.links_unread = false;
+  }
 }
 
 DiscoveryResult discover(const SourceRoot& root) {
@@ -275,7 +291,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     for (bool ok = cur.first(); ok; ok = cur.next()) {
       // A state that does not decode is a damaged page: writing into those B-trees could follow
       // garbage (LMDB trusts its pages), and re-reading the file as new would hide the damage.
-      auto st = FileState::decode(cur.key(), cur.value());
+      auto st = FileState::decode(cur.key(), cur.value(), /*with_links=*/false);
       if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
       states.emplace(st->path, std::move(*st));
     }
@@ -350,7 +366,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   for (const auto& r : roots) root_dirs.push_back(r.dir);
   for (const auto& [path, st] : states) {
     if (st.deleted || discovered.count(path) || !under_any(path, root_dirs)) continue;
-    FileState gone = st;
+    FileState gone = st;  // without its links (the plan's decode): a file that comes back is read whole
     gone.deleted = true;
     batch.set_file_state(gone);
     if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
@@ -372,6 +388,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return read_before(a.file, b.file); });
   }
 
+  load_skipped_links(store, work);
   timer.mark("plan");
   IndexProgress progress;
   progress.files_total = work.size();

@@ -304,7 +304,7 @@ std::string FileState::encode() const {
   return e.take();
 }
 
-std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string_view bytes) {
+std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string_view bytes, bool with_links) {
   Decoder d(bytes);
   FileState f;
   f.kind = static_cast<SourceKind>(d.u64());
@@ -328,7 +328,11 @@ std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string
   }
   if (!d.at_end()) f.carry.pending_user_text = d.u64();
   if (!d.at_end()) f.carry.last_timestamp_ms = d.i64();
-  if (!d.at_end()) f.carry.skipped_links = std::string(d.str());
+  if (!d.at_end()) {
+    std::string_view links = d.str();
+    if (with_links) f.carry.skipped_links = std::string(links);
+    else f.links_unread = !links.empty();
+  }
   if (!d.ok()) return std::nullopt;
   return f;
 }
