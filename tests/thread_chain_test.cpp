@@ -156,3 +156,22 @@ TEST_CASE("context: a subagent's message names its subagent", "[thread]") {
   std::vector<std::string> want(ref.rbegin() + 1, ref.rend());
   CHECK(ancestors == want);
 }
+
+TEST_CASE("trace: a message appended in a later run links across the skipped lines the first run read",
+          "[thread]") {
+  // The second run reads on from where the first stopped: the links of the attachment and progress
+  // lines reach it through the file's stored carry, loaded only for files read again.
+  Cli cli({}, false);
+  const std::string sid = "7ace0000-0000-4000-8000-000000000002";
+  std::string first = claude_user(sid, "v1", "", "first question", ts_at(1));
+  first += R"({"type":"attachment","uuid":"vatt","parentUuid":"v1","sessionId":")" + sid + "\"}\n";
+  first += R"({"type":"progress","uuid":"vprog","parentUuid":"vatt","sessionId":")" + sid + "\"}\n";
+  const std::string path = cli.src + "/-w-proj/" + sid + ".jsonl";
+  write_file(path, first);
+  cli.index();
+  write_file(path, first + claude_assistant(sid, "va1", "vprog", R"([{"type":"text","text":"later answer"}])", ts_at(2)));
+  cli.index();
+  const Json j = cli.json({"trace", "va1"});
+  CHECK(chain_uuids(j["matches"][0]) == std::vector<std::string>{"v1", "va1"});
+  CHECK(chain_uuids(j["matches"][0]) == reference_chain(path, "va1"));
+}
