@@ -205,6 +205,9 @@ std::string SubagentRec::encode() const {
     e.str(*s);
   for (int64_t v : {duration_ms, total_tokens, first_ts, last_ts}) e.i64(v);
   e.u64(message_count);
+  put_usage(e, tokens);
+  e.str(model);
+  e.str(workflow_run_id);
   return e.take();
 }
 
@@ -216,6 +219,11 @@ std::optional<SubagentRec> SubagentRec::decode(std::string_view bytes) {
     *s = std::string(d.str());
   for (int64_t* v : {&r.duration_ms, &r.total_tokens, &r.first_ts, &r.last_ts}) *v = d.i64();
   r.message_count = d.u64();
+  if (!d.at_end()) {  // schema 14 fields; a record salvaged from an older index has none
+    r.tokens = get_usage(d);
+    r.model = std::string(d.str());
+    r.workflow_run_id = std::string(d.str());
+  }
   if (!d.ok()) return std::nullopt;
   return r;
 }
