@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <xapian.h>
 
+#include "cli/cmd_orient.h"
 #include "cli/commands.h"
 #include "cli/verbatim_args.h"
 #include "engine/store/errors.h"
@@ -124,6 +125,9 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "sessions, newest first");
   add_filters(list, ls.filters, ls);
 
+  OrientArgs orient;
+  add_orient_commands(app, orient);  // subagents, workflows, workflow, overview
+
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
   Context ctx;
@@ -143,6 +147,7 @@ int main(int argc, char** argv) {
     if (*keyword) return cmd_keyword(ctx, kw);
     if (*content) return cmd_content(ctx, ct);
     if (*list) return cmd_list(ctx, ls);
+    if (auto code = run_orient_command(ctx, orient)) return *code;
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;
