@@ -5,6 +5,7 @@
 // workflowProgress[] of type workflow_agent with agentId, phaseTitle, label, model, state …).
 #include "tests/agents_e2e_fixture.h"
 
+#include "engine/store/records_store.h"
 #include "ingest/timeutil.h"
 
 namespace {
@@ -347,4 +348,83 @@ TEST_CASE("orient: overview finds the project of the working directory", "[orien
   CHECK(named["current"]["recent_sessions"].a.size() == 1);
   CHECK(named["projects"]["returned"].i == 1);
   CHECK(named["projects"]["truncated"].b);
+}
+
+TEST_CASE("orient: a spawn without a transcript is dated by its call, its own numbers are null", "[orient]") {
+  TempDir tmp{"orient"};
+  const std::string src = tmp / "claude";
+  const std::string sid = "5e551000-0000-4000-8000-000000000001";
+  write_file(src + "/-work-app/" + sid + ".jsonl",
+             R"({"type":"user","uuid":"u1","sessionId":"S","timestamp":"2026-05-01T09:00:00.000Z","cwd":"/work/app","message":{"role":"user","content":"review it"}})"
+             "\n"
+             R"({"type":"assistant","uuid":"a1","parentUuid":"u1","sessionId":"S","timestamp":"2026-05-01T09:00:05.000Z","cwd":"/work/app","message":{"id":"msg_1","role":"assistant","model":"claude-opus-4-8","content":[{"type":"tool_use","id":"toolu_task1","name":"Task","input":{"description":"review","prompt":"look"}}],"usage":{"input_tokens":3,"output_tokens":4}}})"
+             "\n"
+             R"({"type":"user","uuid":"u2","parentUuid":"a1","sessionId":"S","timestamp":"2026-05-01T09:07:00.000Z","cwd":"/work/app","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_task1","content":"done"}]},"toolUseResult":{"status":"completed","agentId":"deadbeef","totalDurationMs":415000,"totalTokens":1234}})"
+             "\n");
+  const std::string idx = tmp / "index";
+  REQUIRE(run_osearch({"index", "--index", idx, "--source", "claude=" + src}).exit_code == 0);
+  RunResult r = run_osearch({"subagents", "--index", idx, "--source", "claude=" + src, "--format", "json"});
+  REQUIRE(r.exit_code == 0);
+  Json j = parse(r.out);
+  REQUIRE(j["total"].i == 1);
+  const Json& a = j["results"][0];
+  CHECK(a["agent_id"].s == "deadbeef");
+  CHECK(a["parent_tool_use_id"].s == "toolu_task1");
+  CHECK(a["spawned_at"].s == "2026-05-01T09:00:05.000Z");  // the Task call, not its result
+  CHECK(a["message_count"].i == 0);
+  CHECK(a["duration_ms"].is_null());
+  CHECK(a["total_tokens"].is_null());
+  CHECK(a["tokens"].is_null());
+  CHECK(a["reported"]["duration_ms"].i == 415000);
+  CHECK(a["reported"]["total_tokens"].i == 1234);
+  CHECK(a["resume_hint"].s == "cd /work/app && claude --resume " + sid);
+}
+
+TEST_CASE("orient: appended agent lines add to the subagent, a streamed chunk's usage once", "[orient]") {
+  Cli cli({kWorktrees});
+  const std::string stem = "agent-a36efb2a1231c41e2";
+  const std::string file = cli.path(kWorktrees + "/" + kWorktreesId + "/subagents/" + stem + ".jsonl");
+  const AgentFacts before = facts_of(file);
+  auto line = [](const std::string& uuid, const std::string& ts) {
+    return R"({"type":"assistant","uuid":")" + uuid + R"(","isSidechain":true,"sessionId":")" + kWorktreesId +
+           R"(","timestamp":")" + ts + R"(","message":{"id":"msg_orient_appended","role":"assistant","model":"claude-orient-test","content":[{"type":"text","text":"more"}],"usage":{"input_tokens":100,"output_tokens":50,"cache_read_input_tokens":7}}})" "\n";
+  };
+  append_file(file, line("orient-appended-1", "2026-04-18T16:00:00.000Z") + line("orient-appended-2", "2026-04-18T16:00:01.000Z"));
+  const AgentFacts after = facts_of(file);
+  REQUIRE(after.messages == before.messages + 2);
+  REQUIRE(after.tokens == before.tokens + 157);
+  Json j = cli.json({"subagents", "--session", kWorktreesId});
+  const Json* a = find_by(j["results"], "agent_id", stem.substr(6));
+  REQUIRE(a);
+  CHECK((*a)["message_count"].i == after.messages);
+  CHECK((*a)["total_tokens"].i == after.tokens);
+  CHECK((*a)["duration_ms"].i == after.last - after.first);
+  CHECK((*a)["model"].s == "claude-orient-test");
+  CHECK((*a)["last_time"].s == "2026-04-18T16:00:01.000Z");
+}
+
+TEST_CASE("orient: a subagent record of schema 13 decodes without the transcript fields", "[orient]") {
+  osearch::SubagentRec r;
+  r.agent_id = "a1";
+  r.session_id = "s1";
+  r.parent_tool_use_id = "toolu_1";
+  r.first_ts = 5;
+  r.last_ts = 9;
+  r.message_count = 3;
+  std::string bytes = r.encode();
+  // Schema 14 appended four varint zeros (usage) and two empty strings (model, workflow run).
+  auto old = osearch::SubagentRec::decode(std::string_view(bytes).substr(0, bytes.size() - 6));
+  REQUIRE(old);
+  CHECK(old->agent_id == "a1");
+  CHECK(old->message_count == 3);
+  CHECK(old->last_ts == 9);
+  CHECK_FALSE(old->tokens.any());
+  r.tokens.output = 42;
+  r.model = "m";
+  r.workflow_run_id = "wf";
+  auto now = osearch::SubagentRec::decode(r.encode());
+  REQUIRE(now);
+  CHECK(now->tokens.output == 42);
+  CHECK(now->model == "m");
+  CHECK(now->workflow_run_id == "wf");
 }

@@ -5,6 +5,7 @@
 
 #include "engine/index/tokenizer.h"
 #include "engine/query/orient.h"
+#include "engine/store/codec.h"
 #include "engine/store/index_damage.h"
 #include "engine/store/lmdb.h"
 
@@ -21,11 +22,23 @@ std::optional<int64_t> SubagentRow::total_tokens() const {
   return t.input + t.output + t.cache_creation + t.cache_read;
 }
 
+namespace {
+// The message key of an encoded ToolCallRec (its third field, after id and session id: see
+// ToolCallRec::encode), read without decoding or paging in a long tool input.
+std::string_view message_key_of_call(std::string_view bytes) {
+  Decoder d(bytes);
+  d.str();
+  d.str();
+  std::string_view key = d.str();
+  return d.ok() ? key : std::string_view();
+}
+}  // namespace
+
 int64_t tool_call_time(const IndexReader& reader, std::string_view sid, std::string_view tool_use_id) {
   if (tool_use_id.empty()) return 0;
   const std::string key = pair_key(sid, tool_use_id);
   if (auto v = reader.txn().get(reader.db().tool_calls, key))
-    if (auto tc = ToolCallRec::decode(*v); tc && tc->timestamp_ms > 0) return tc->timestamp_ms;
+    if (int64_t ts = timestamp_of_message_key(message_key_of_call(*v)); ts > 0) return ts;
   // The call may be in a part of the transcript that is gone; its result still dates the spawn.
   if (auto v = reader.txn().get(reader.db().tool_results, key))
     if (auto tr = ToolResultRec::decode(*v)) return timestamp_of_message_key(tr->message_key);
@@ -68,7 +81,7 @@ bool overlaps(const Filters& f, int64_t first, int64_t last) {
 SubagentList run_subagents(IndexReader& reader, const Filters& f) {
   SubagentList out;
   SessionCache sessions(reader);
-  std::vector<SubagentRow> rows;
+  std::vector<SubagentRow> rows;  // sessions are copied into the page's rows only
   LmdbCursor cur(reader.txn(), reader.db().subagents);
   for (bool ok = cur.first(); ok; ok = cur.next()) {
     if (!session_prefix_matches(f, cur.key())) continue;
@@ -81,7 +94,6 @@ SubagentList run_subagents(IndexReader& reader, const Filters& f) {
     const int64_t last = rec->last_ts > 0 ? rec->last_ts : row.spawned_at;
     if (!overlaps(f, row.spawned_at, last)) continue;
     row.agent = std::move(*rec);
-    row.session = *s;
     rows.push_back(std::move(row));
   }
   std::sort(rows.begin(), rows.end(), [](const SubagentRow& a, const SubagentRow& b) {
@@ -90,7 +102,10 @@ SubagentList run_subagents(IndexReader& reader, const Filters& f) {
     return a.agent.agent_id < b.agent.agent_id;
   });
   out.total = rows.size();
-  for (size_t i = f.offset; i < rows.size() && out.rows.size() < f.limit; ++i) out.rows.push_back(std::move(rows[i]));
+  for (size_t i = f.offset; i < rows.size() && out.rows.size() < f.limit; ++i) {
+    rows[i].session = *sessions.get(rows[i].agent.session_id);
+    out.rows.push_back(std::move(rows[i]));
+  }
   return out;
 }
 
