@@ -112,7 +112,7 @@ void write_subagent(JsonWriter& w, const SubagentRow& r) {
   w.key("duration_ms"); int_or_null(w, r.duration_ms());
   w.key("total_tokens"); int_or_null(w, r.total_tokens());
   w.key("tokens");
-  if (r.has_transcript()) write_tokens(w, a.tokens); else w.null();
+  if (r.total_tokens()) write_tokens(w, a.tokens); else w.null();
   // What the spawning tool call's result said (Claude's totalDurationMs / totalTokens).
   w.key("reported");
   if (a.duration_ms > 0 || a.total_tokens > 0) {
@@ -174,7 +174,8 @@ void write_workflow_agent(JsonWriter& w, const WorkflowAgentRow& r, bool file) {
     w.key("last_time"); time_or_null(w, t.agent.last_ts);
     w.key("duration_ms"); int_or_null(w, t.duration_ms());
     w.key("total_tokens"); int_or_null(w, t.total_tokens());
-    w.key("tokens"); write_tokens(w, t.agent.tokens);
+    w.key("tokens");
+    if (t.total_tokens()) write_tokens(w, t.agent.tokens); else w.null();
     w.end_object();
   } else {
     w.null();

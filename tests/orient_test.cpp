@@ -5,7 +5,9 @@
 // workflowProgress[] of type workflow_agent with agentId, phaseTitle, label, model, state …).
 #include "tests/agents_e2e_fixture.h"
 
+#include "engine/store/lmdb.h"
 #include "engine/store/records_store.h"
+#include "engine/store/store.h"
 #include "ingest/timeutil.h"
 
 namespace {
@@ -412,9 +414,10 @@ TEST_CASE("orient: a subagent record of schema 13 decodes without the transcript
   r.last_ts = 9;
   r.message_count = 3;
   std::string bytes = r.encode();
-  // Schema 14 appended four varint zeros (usage) and two empty strings (model, workflow run).
-  auto old = osearch::SubagentRec::decode(std::string_view(bytes).substr(0, bytes.size() - 6));
+  // Schema 14 appended four varint zeros (usage), two empty strings (model, workflow run) and a flag.
+  auto old = osearch::SubagentRec::decode(std::string_view(bytes).substr(0, bytes.size() - 7));
   REQUIRE(old);
+  CHECK_FALSE(old->usage_complete);  // its tokens are no answer: total_tokens is null
   CHECK(old->agent_id == "a1");
   CHECK(old->message_count == 3);
   CHECK(old->last_ts == 9);
@@ -424,7 +427,50 @@ TEST_CASE("orient: a subagent record of schema 13 decodes without the transcript
   r.workflow_run_id = "wf";
   auto now = osearch::SubagentRec::decode(r.encode());
   REQUIRE(now);
+  CHECK(now->usage_complete);
   CHECK(now->tokens.output == 42);
   CHECK(now->model == "m");
   CHECK(now->workflow_run_id == "wf");
+}
+
+TEST_CASE("orient: a schema-13 index upgrades keeping archived subagents, their token totals unknown", "[orient]") {
+  Cli cli({kWorktrees});
+  const Json before = cli.json({"subagents", "--session", kWorktreesId});
+  REQUIRE(before["total"].i == 6);
+  fs::remove_all(cli.path(kWorktrees));
+  cli.index();  // the session is archived: its sources are gone
+  {
+    // Rewrite its subagent records as schema 13 stored them (without the fields 14 appends).
+    osearch::Store store(cli.idx, osearch::Store::Mode::Write);
+    osearch::LmdbTxn txn(store.env(), false);
+    std::vector<std::pair<std::string, std::string>> old;
+    osearch::LmdbCursor cur(txn, store.db().subagents);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      auto rec = osearch::SubagentRec::decode(cur.value());
+      REQUIRE(rec);
+      rec->tokens = {};  // then the new fields take 7 bytes: 4 zero varints, 2 empty strings, a flag
+      rec->model.clear();
+      rec->workflow_run_id.clear();
+      const std::string bytes = rec->encode();
+      old.emplace_back(std::string(cur.key()), bytes.substr(0, bytes.size() - 7));
+    }
+    REQUIRE(old.size() == 6);
+    for (const auto& [k, v] : old) txn.put(store.db().subagents, k, v);
+    osearch::Store::put_meta_u64(txn, store.db(), osearch::meta_key::kSchema, 13);
+    txn.commit();
+  }
+  RunResult up = run_osearch({"index", "--index", cli.idx, "--source", "claude=" + cli.src, "--format", "json"});
+  INFO(up.out << up.err);
+  REQUIRE(up.exit_code == 0);
+  CHECK(up.out.find("lost") == std::string::npos);
+  const Json after = cli.json({"subagents", "--session", kWorktreesId});
+  REQUIRE(after["total"].i == 6);
+  for (const auto& r : after["results"].a) {
+    const Json* b = find_by(before["results"], "agent_id", r["agent_id"].s);
+    REQUIRE(b);
+    CHECK(r["message_count"].i == (*b)["message_count"].i);
+    CHECK(r["duration_ms"].i == (*b)["duration_ms"].i);
+    CHECK(r["total_tokens"].is_null());  // never a silent 0: schema 13 did not count them
+    CHECK(r["tokens"].is_null());
+  }
 }

@@ -24,7 +24,8 @@ struct SubagentRow {
   bool has_transcript() const { return agent.message_count > 0; }
   // Span of its transcript's messages (Obelisk's duration); nullopt without two timestamps.
   std::optional<int64_t> duration_ms() const;
-  // input + output + cache creation + cache read over its transcript; nullopt without one.
+  // input + output + cache creation + cache read over its transcript; nullopt without one (or
+  // when the record predates the count: SubagentRec::usage_complete).
   std::optional<int64_t> total_tokens() const;
 };
 

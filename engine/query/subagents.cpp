@@ -17,7 +17,7 @@ std::optional<int64_t> SubagentRow::duration_ms() const {
 }
 
 std::optional<int64_t> SubagentRow::total_tokens() const {
-  if (!has_transcript()) return std::nullopt;
+  if (!has_transcript() || !agent.usage_complete) return std::nullopt;
   const TokenUsage& t = agent.tokens;
   return t.input + t.output + t.cache_creation + t.cache_read;
 }
@@ -81,7 +81,9 @@ bool overlaps(const Filters& f, int64_t first, int64_t last) {
 SubagentList run_subagents(IndexReader& reader, const Filters& f) {
   SubagentList out;
   SessionCache sessions(reader);
-  std::vector<SubagentRow> rows;  // sessions are copied into the page's rows only
+  // Candidates are sorted through an index: rows (with their sessions) are built for the page only.
+  std::vector<SubagentRec> found;
+  std::vector<int64_t> spawned;
   LmdbCursor cur(reader.txn(), reader.db().subagents);
   for (bool ok = cur.first(); ok; ok = cur.next()) {
     if (!session_prefix_matches(f, cur.key())) continue;
@@ -89,22 +91,25 @@ SubagentList run_subagents(IndexReader& reader, const Filters& f) {
     if (!rec) throw IndexDamaged("records", "a subagent record does not decode (a damaged page)");
     const SessionRec* s = sessions.get(rec->session_id);
     if (!s || !f.session_matches(*s)) continue;  // no session record: nothing to resume or show
-    SubagentRow row;
-    row.spawned_at = rec->first_ts > 0 ? rec->first_ts : tool_call_time(reader, rec->session_id, rec->parent_tool_use_id);
-    const int64_t last = rec->last_ts > 0 ? rec->last_ts : row.spawned_at;
-    if (!overlaps(f, row.spawned_at, last)) continue;
-    row.agent = std::move(*rec);
-    rows.push_back(std::move(row));
+    const int64_t at = rec->first_ts > 0 ? rec->first_ts : tool_call_time(reader, rec->session_id, rec->parent_tool_use_id);
+    if (!overlaps(f, at, rec->last_ts > 0 ? rec->last_ts : at)) continue;
+    found.push_back(std::move(*rec));
+    spawned.push_back(at);
   }
-  std::sort(rows.begin(), rows.end(), [](const SubagentRow& a, const SubagentRow& b) {
-    if (a.spawned_at != b.spawned_at) return a.spawned_at > b.spawned_at;
-    if (a.agent.session_id != b.agent.session_id) return a.agent.session_id < b.agent.session_id;
-    return a.agent.agent_id < b.agent.agent_id;
+  std::vector<uint32_t> order(found.size());
+  for (uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    if (spawned[a] != spawned[b]) return spawned[a] > spawned[b];
+    if (found[a].session_id != found[b].session_id) return found[a].session_id < found[b].session_id;
+    return found[a].agent_id < found[b].agent_id;
   });
-  out.total = rows.size();
-  for (size_t i = f.offset; i < rows.size() && out.rows.size() < f.limit; ++i) {
-    rows[i].session = *sessions.get(rows[i].agent.session_id);
-    out.rows.push_back(std::move(rows[i]));
+  out.total = found.size();
+  for (size_t i = f.offset; i < order.size() && out.rows.size() < f.limit; ++i) {
+    SubagentRow row;
+    row.agent = std::move(found[order[i]]);
+    row.spawned_at = spawned[order[i]];
+    row.session = *sessions.get(row.agent.session_id);
+    out.rows.push_back(std::move(row));
   }
   return out;
 }

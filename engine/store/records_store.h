@@ -97,6 +97,9 @@ struct SubagentRec {
   // message once as the session counts it; the last model it ran; its workflow run, if any.
   TokenUsage tokens;
   std::string model, workflow_run_id;
+  // false for a record kept from an older index (its session's source gone): `tokens` then misses
+  // what was read before the upgrade, so it is no answer.
+  bool usage_complete = true;
   std::string encode() const;
   static std::optional<SubagentRec> decode(std::string_view bytes);
 };
