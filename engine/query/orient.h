@@ -18,7 +18,7 @@ namespace osearch {
 
 struct SubagentRow {
   SubagentRec agent;
-  SessionRec session;
+  SessionRec session;  // empty (no resume_hint) when the session has no record
   // When it was spawned: its transcript's first message, else the spawning tool call's time.
   int64_t spawned_at = 0;
   bool has_transcript() const { return agent.message_count > 0; }

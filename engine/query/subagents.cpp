@@ -89,8 +89,11 @@ SubagentList run_subagents(IndexReader& reader, const Filters& f) {
     if (!session_prefix_matches(f, cur.key())) continue;
     auto rec = SubagentRec::decode(cur.value());
     if (!rec) throw IndexDamaged("records", "a subagent record does not decode (a damaged page)");
-    const SessionRec* s = sessions.get(rec->session_id);
-    if (!s || !f.session_matches(*s)) continue;  // no session record: nothing to resume or show
+    // A session is read for the filters that need it; otherwise only for the rows shown.
+    if (f.has_session_level()) {
+      const SessionRec* s = sessions.get(rec->session_id);
+      if (!s || !f.session_matches(*s)) continue;
+    }
     const int64_t at = rec->first_ts > 0 ? rec->first_ts : tool_call_time(reader, rec->session_id, rec->parent_tool_use_id);
     if (!overlaps(f, at, rec->last_ts > 0 ? rec->last_ts : at)) continue;
     found.push_back(std::move(*rec));
@@ -108,7 +111,7 @@ SubagentList run_subagents(IndexReader& reader, const Filters& f) {
     SubagentRow row;
     row.agent = std::move(found[order[i]]);
     row.spawned_at = spawned[order[i]];
-    row.session = *sessions.get(row.agent.session_id);
+    if (const SessionRec* s = sessions.get(row.agent.session_id)) row.session = *s;  // else no resume_hint
     out.rows.push_back(std::move(row));
   }
   return out;
