@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <xapian.h>
 
+#include "cli/cmd_orient.h"
 #include "cli/commands.h"
 #include "cli/verbatim_args.h"
 #include "engine/store/errors.h"
@@ -155,6 +156,8 @@ int main(int argc, char** argv) {
   auto* failures = app.add_subcommand("failures", "failed tool calls, newest first, with the 3 messages after each");
   failures->add_option("--max-chars", fl.max_chars, "cut error and message texts to N characters (default 500)");
   add_filters(failures, fl.common.filters, fl.common);
+  OrientArgs orient;
+  add_orient_commands(app, orient);  // subagents, workflows, workflow, overview
 
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
@@ -180,6 +183,7 @@ int main(int argc, char** argv) {
     if (*trace) return cmd_trace(ctx, tr);
     if (*files) return cmd_files(ctx, fa);
     if (*failures) return cmd_failures(ctx, fl);
+    if (auto code = run_orient_command(ctx, orient)) return *code;
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

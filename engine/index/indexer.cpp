@@ -32,7 +32,7 @@ namespace {
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change (the tokenizer, the Unicode
 // fold table ingest/unicode_fold_table.inc): the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 14;  // 14: tc_by_path keyed by reversed path, extra paths, failed_results
+constexpr uint64_t kSchemaVersion = 15;  // 14: tc_by_path reversed, extra paths, failed_results; 15: subagent usage/model/run
 // Below this an env's slack is not worth a copy.
 constexpr uint64_t kRepackMinBytes = 4u << 20;
 

@@ -275,6 +275,9 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   if (is_agent_file(file.kind) && !file.agent_id.empty()) {
     SubagentRec& sa = touch_subagent(sid, file.agent_id, &file);
     ++sa.message_count;
+    sa.tokens.add(r.usage);  // zero on a repeated streamed chunk: each API message once
+    if (!r.model.empty() && r.model != "<synthetic>") sa.model = r.model;
+    if (sa.workflow_run_id.empty()) sa.workflow_run_id = file.workflow_run;
     if (m.timestamp_ms > 0) {
       if (sa.first_ts == 0 || m.timestamp_ms < sa.first_ts) sa.first_ts = m.timestamp_ms;
       sa.last_ts = std::max(sa.last_ts, m.timestamp_ms);

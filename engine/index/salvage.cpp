@@ -184,7 +184,9 @@ class ChildSalvage {
     //   session_files' values and grew FileState;
     // 12 -> 13 changed which messages are meta (migrate_message_12);
     // 13 -> 14 stores tool-call paths absolute, with apply_patch's files (migrate_tool_call_13);
-    //   tc_by_path (reversed paths) and failed_results are derived in write_session.
+    //   tc_by_path (reversed paths) and failed_results are derived in write_session;
+    // 14 -> 15 appended its transcript's usage, model and workflow run to a subagent record, which
+    //   an older record lacks (SubagentRec::usage_complete says so).
     const uint64_t old_schema = meta_u64(meta_key::kSchema);
     legacy_files_ = old_schema == 10 && t_.schema == 11;
     const bool chained = old_schema >= 12 && old_schema <= t_.schema;

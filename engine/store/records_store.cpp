@@ -221,6 +221,10 @@ std::string SubagentRec::encode() const {
     e.str(*s);
   for (int64_t v : {duration_ms, total_tokens, first_ts, last_ts}) e.i64(v);
   e.u64(message_count);
+  put_usage(e, tokens);
+  e.str(model);
+  e.str(workflow_run_id);
+  e.b(usage_complete);
   return e.take();
 }
 
@@ -232,6 +236,13 @@ std::optional<SubagentRec> SubagentRec::decode(std::string_view bytes) {
     *s = std::string(d.str());
   for (int64_t* v : {&r.duration_ms, &r.total_tokens, &r.first_ts, &r.last_ts}) *v = d.i64();
   r.message_count = d.u64();
+  r.usage_complete = !d.at_end();  // schema 14 fields; a record salvaged from an older index has none
+  if (r.usage_complete) {
+    r.tokens = get_usage(d);
+    r.model = std::string(d.str());
+    r.workflow_run_id = std::string(d.str());
+    r.usage_complete = d.at_end() || d.b();
+  }
   if (!d.ok()) return std::nullopt;
   return r;
 }

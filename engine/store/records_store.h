@@ -92,8 +92,17 @@ struct ToolResultRec {
 
 struct SubagentRec {
   std::string agent_id, session_id, parent_tool_use_id, agent_type, description, transcript_path;
+  // duration_ms and total_tokens are what the spawning tool result reported (Claude's
+  // toolUseResult.totalDurationMs / totalTokens); 0 when there was none.
   int64_t duration_ms = 0, total_tokens = 0, first_ts = 0, last_ts = 0;
   uint64_t message_count = 0;
+  // From the agent's own transcript (schema 14; absent in older records): its usage, each API
+  // message once as the session counts it; the last model it ran; its workflow run, if any.
+  TokenUsage tokens;
+  std::string model, workflow_run_id;
+  // false for a record kept from an older index (its session's source gone): `tokens` then misses
+  // what was read before the upgrade, so it is no answer.
+  bool usage_complete = true;
   std::string encode() const;
   static std::optional<SubagentRec> decode(std::string_view bytes);
 };
