@@ -27,7 +27,12 @@ void parse_usage(element message, TokenUsage& u) {
   if (message["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
   u.input = int_field(usage, "input_tokens");
   u.output = int_field(usage, "output_tokens");
-  u.cache_creation = int_field(usage, "cache_creation_input_tokens");
+  // The 5-minute/1-hour breakdown when present (as ccusage counts it), else the flat count.
+  element breakdown;
+  if (usage["cache_creation"].get(breakdown) == simdjson::SUCCESS && breakdown.is_object())
+    u.cache_creation = int_field(breakdown, "ephemeral_5m_input_tokens") + int_field(breakdown, "ephemeral_1h_input_tokens");
+  else
+    u.cache_creation = int_field(usage, "cache_creation_input_tokens");
   u.cache_read = int_field(usage, "cache_read_input_tokens");
 }
 

@@ -21,6 +21,7 @@
 #include "engine/store/store_repack.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
+#include "engine/store/usage_agg.h"
 #include "ingest/agent_layout.h"
 #include "ingest/claude.h"
 #include "ingest/claude_layout.h"
@@ -32,7 +33,7 @@ namespace {
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change (the tokenizer, the Unicode
 // fold table ingest/unicode_fold_table.inc): the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 13;
+constexpr uint64_t kSchemaVersion = 14;
 // Below this an env's slack is not worth a copy.
 constexpr uint64_t kRepackMinBytes = 4u << 20;
 
@@ -115,6 +116,7 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     });
     delete_prefix(txn, db.tool_results, pfx);
     delete_prefix(txn, db.usage_seen, pfx);
+    delete_session_aggregates(txn, db, sid);
     delete_prefix(txn, db.subagents, pfx);
     delete_prefix(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {
       delete_prefix(txn, db.workflow_agents, std::string(key.substr(pfx.size())) + '\0');

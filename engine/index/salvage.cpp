@@ -1,4 +1,5 @@
 #include "engine/index/salvage.h"
+#include "engine/store/usage_agg.h"
 
 #include <poll.h>
 #ifdef __linux__
@@ -264,6 +265,8 @@ class ChildSalvage {
     for (const auto& kv : s.files) w.put(db.files, kv.key, kv.value);
     for (const auto& kv : s.workflows) w.put(db.workflows, kv.key, kv.value);
     for (const auto& kv : s.workflow_agents) w.put(db.workflow_agents, kv.key, kv.value);
+    // An older schema kept no aggregates (or others): `stats` reads them, so they are made here.
+    rebuild_session_aggregates(w, db, s.id);
   }
 
   // The text log first, then the records that point into it (the writer's crash-safety order).

@@ -315,6 +315,8 @@ void Store::open_dbs() {
   dbis_.workflow_agents = open("workflow_agents");  // run id \0 agent id
   dbis_.epochs = open("epochs");  // sid -> be32 epoch of a session that was dropped and re-read
   dbis_.memories = open("memories");
+  dbis_.usage_agg = open("usage_agg");  // engine/store/usage_agg.h
+  dbis_.tool_agg = open("tool_agg");
   txn.commit();
 }
 
