@@ -29,12 +29,20 @@ struct SearchArgs {
   } numbers;
 };
 
+struct StatsArgs {
+  std::string kind;  // tokens | tools | files | models | daily
+  std::string by;    // "" = the kind's default
+  bool utc = false;
+  SearchArgs search;  // filters and numbers
+};
+
 int cmd_index(const Context& ctx, const IndexArgs& args);
 int cmd_status(const Context& ctx);
 int cmd_check(const Context& ctx);  // exit 1 when a part is damaged
 int cmd_keyword(const Context& ctx, const SearchArgs& args);
 int cmd_content(const Context& ctx, const SearchArgs& args);
 int cmd_list(const Context& ctx, const SearchArgs& args);
+int cmd_stats(const Context& ctx, const StatsArgs& args);
 
 struct CheckPart;
 // The "parts" array of `check` (and `status` on a damaged index): {part, ok, problem?, detail?}.

@@ -124,6 +124,16 @@ int main(int argc, char** argv) {
   auto* list = app.add_subcommand("list", "sessions, newest first");
   add_filters(list, ls.filters, ls);
 
+  StatsArgs st;
+  auto* stats = app.add_subcommand(
+      "stats", "aggregates: tokens (--by day), tools (--by tool), files, models, daily; days are local unless --utc");
+  stats->add_option("kind", st.kind, "tokens|tools|files|models|daily")
+      ->required()
+      ->check(CLI::IsMember({"tokens", "tools", "files", "models", "daily"}));
+  stats->add_option("--by", st.by, "tokens: day|session|project|model|agent; tools: tool|session|project|day|agent");
+  stats->add_flag("--utc", st.utc, "days in UTC instead of local time (TZ)");
+  add_filters(stats, st.search.filters, st.search);
+
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
   Context ctx;
@@ -143,6 +153,7 @@ int main(int argc, char** argv) {
     if (*keyword) return cmd_keyword(ctx, kw);
     if (*content) return cmd_content(ctx, ct);
     if (*list) return cmd_list(ctx, ls);
+    if (*stats) return cmd_stats(ctx, st);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

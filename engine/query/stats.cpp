@@ -1,0 +1,267 @@
+// `stats`: walks the aggregate rows (one per session × 15-minute bucket × model or tool), not the
+// messages; `files` walks tc_by_path keys. Session records are read once per session seen.
+#include "engine/query/stats.h"
+
+#include <algorithm>
+#include <ctime>
+#include <map>
+#include <set>
+#include <unordered_map>
+
+#include "engine/store/usage_agg.h"
+
+namespace osearch {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+const std::vector<std::string>& valid_by(StatsKind k) {
+  static const std::vector<std::string> tokens = {"day", "session", "project", "model", "agent"};
+  static const std::vector<std::string> tools = {"tool", "session", "project", "day", "agent"};
+  static const std::vector<std::string> files = {"file"};
+  static const std::vector<std::string> models = {"model"};
+  static const std::vector<std::string> daily = {"day"};
+  switch (k) {
+    case StatsKind::Tokens: return tokens;
+    case StatsKind::Tools: return tools;
+    case StatsKind::Files: return files;
+    case StatsKind::Models: return models;
+    case StatsKind::Daily: return daily;
+  }
+  return tokens;
+}
+
+// The session records rows are grouped or filtered by, read once each.
+class SessionCache {
+ public:
+  SessionCache(const IndexReader& reader, const Filters& f) : reader_(reader), filters_(f) {}
+  // Null when the session is unknown or filtered out.
+  const SessionRec* get(std::string_view sid) {
+    auto [it, fresh] = cache_.try_emplace(std::string(sid));
+    if (fresh) {
+      auto s = reader_.session(sid);
+      if (s && filters_.session_matches(*s)) it->second = std::move(*s);
+    }
+    return it->second ? &*it->second : nullptr;
+  }
+
+ private:
+  const IndexReader& reader_;
+  const Filters& filters_;
+  std::unordered_map<std::string, std::optional<SessionRec>> cache_;
+};
+
+// The day (YYYY-MM-DD) a bucket falls in, local or UTC. Exact: offsets are multiples of 15 minutes.
+class DayNames {
+ public:
+  explicit DayNames(bool utc) : utc_(utc) {}
+  const std::string& of(uint32_t bucket) {
+    auto [it, fresh] = names_.try_emplace(bucket);
+    if (fresh) {
+      const time_t t = static_cast<time_t>(bucket_start_ms(bucket) / 1000);
+      struct tm tm {};
+      if (utc_ ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)) {
+        char buf[16];
+        std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+        it->second = buf;
+      }
+    }
+    return it->second;
+  }
+
+ private:
+  bool utc_;
+  std::unordered_map<uint32_t, std::string> names_;
+};
+
+bool in_time(const Filters& f, int64_t ms) {
+  return (!f.since_ms || ms >= *f.since_ms) && (!f.until_ms || ms < *f.until_ms);
+}
+
+bool any_contains(const std::vector<std::string>& needles, std::string_view hay) {
+  if (needles.empty()) return true;
+  const std::string h = lower(hay);
+  return std::any_of(needles.begin(), needles.end(), [&](const std::string& n) { return h.find(n) != std::string::npos; });
+}
+
+bool tool_allowed(const Filters& f, std::string_view tool) {
+  if (f.tools.empty()) return true;
+  const std::string t = lower(tool);
+  return std::find(f.tools.begin(), f.tools.end(), t) != f.tools.end();
+}
+
+struct Grouper {
+  std::string by;
+  DayNames days;
+  std::map<std::string, StatsRow> rows;
+  std::map<std::string, std::set<std::string>> sessions_of;  // row key -> distinct sessions
+
+  StatsRow& row(std::string_view sid, const SessionRec& s, uint32_t bucket, std::string_view name) {
+    std::string key;
+    if (by == "session") key = s.shown_id();
+    else if (by == "project") key = s.project;
+    else if (by == "agent") key = s.agent;
+    else if (by == "day") key = days.of(bucket);
+    else key = std::string(name);  // model, tool, file
+    StatsRow& r = rows[key];
+    if (r.key.empty() && !key.empty()) r.key = key;
+    if (by == "session" && !r.session) r.session = s;
+    sessions_of[key].emplace(sid);
+    return r;
+  }
+};
+
+void add_row(StatsRow& to, const StatsRow& r) {
+  to.tokens.add(r.tokens);
+  to.api_messages += r.api_messages;
+  to.messages += r.messages;
+  to.tool_calls += r.tool_calls;
+  to.failures += r.failures;
+}
+
+void walk_usage(IndexReader& reader, const Filters& f, bool model_filter, SessionCache& sessions, Grouper& g) {
+  LmdbCursor cur(reader.txn(), reader.db().usage_agg);
+  for (bool ok = cur.first(); ok; ok = cur.next()) {
+    auto k = parse_agg_key(cur.key());
+    if (!k || !in_time(f, bucket_start_ms(k->bucket))) continue;
+    if (model_filter && !any_contains(f.models, k->name)) continue;
+    const SessionRec* s = sessions.get(k->sid);
+    if (!s) continue;
+    const UsageAgg a = UsageAgg::decode(cur.value());
+    StatsRow& r = g.row(k->sid, *s, k->bucket, k->name);
+    r.tokens.add(a.tokens);
+    r.api_messages += a.api_messages;
+    r.messages += a.messages;
+  }
+}
+
+void walk_tools(IndexReader& reader, const Filters& f, SessionCache& sessions, Grouper& g) {
+  LmdbCursor cur(reader.txn(), reader.db().tool_agg);
+  for (bool ok = cur.first(); ok; ok = cur.next()) {
+    auto k = parse_agg_key(cur.key());
+    if (!k || !in_time(f, bucket_start_ms(k->bucket)) || !tool_allowed(f, k->name)) continue;
+    const SessionRec* s = sessions.get(k->sid);
+    if (!s) continue;
+    const ToolAgg a = ToolAgg::decode(cur.value());
+    StatsRow& r = g.row(k->sid, *s, k->bucket, k->name);
+    r.tool_calls += a.calls;
+    r.failures += a.failures;
+  }
+}
+
+// Most-touched files: one tc_by_path key per tool call naming a file (path \0 sid \0 call id).
+void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, Grouper& g) {
+  const bool needs_call = f.since_ms || f.until_ms || !f.tools.empty();
+  LmdbCursor cur(reader.txn(), reader.db().tc_by_path);
+  for (bool ok = cur.first(); ok; ok = cur.next()) {
+    const std::string_view key = cur.key();
+    const size_t z1 = key.find('\0');
+    const size_t z2 = z1 == std::string_view::npos ? z1 : key.find('\0', z1 + 1);
+    if (z2 == std::string_view::npos) continue;
+    const std::string_view sid = key.substr(z1 + 1, z2 - z1 - 1);
+    const SessionRec* s = sessions.get(sid);
+    if (!s) continue;
+    if (needs_call) {
+      auto v = reader.txn().get(reader.db().tool_calls, key.substr(z1 + 1));
+      auto tc = v ? ToolCallRec::decode(*v) : std::nullopt;
+      if (!tc || !in_time(f, tc->timestamp_ms) || !tool_allowed(f, tc->name)) continue;
+    }
+    ++g.row(sid, *s, 0, key.substr(0, z1)).tool_calls;
+  }
+}
+
+// Newest day first; else the largest first (tokens, calls or touches), then by key.
+void sort_rows(std::vector<StatsRow>& rows, StatsKind kind, const std::string& by) {
+  auto weight = [&](const StatsRow& r) {
+    if (kind == StatsKind::Tools || kind == StatsKind::Files) return r.tool_calls;
+    return usage_total(r.tokens);
+  };
+  std::stable_sort(rows.begin(), rows.end(), [&](const StatsRow& a, const StatsRow& b) {
+    if (by == "day") return a.key > b.key;
+    if (weight(a) != weight(b)) return weight(a) > weight(b);
+    return a.key < b.key;
+  });
+}
+
+}  // namespace
+
+StatsKind parse_stats_kind(std::string_view word) {
+  if (word == "tokens") return StatsKind::Tokens;
+  if (word == "tools") return StatsKind::Tools;
+  if (word == "files") return StatsKind::Files;
+  if (word == "models") return StatsKind::Models;
+  if (word == "daily") return StatsKind::Daily;
+  throw BadInput("usage", "stats takes tokens, tools, files, models or daily, not '" + std::string(word) + "'");
+}
+
+std::string stats_kind_name(StatsKind k) {
+  switch (k) {
+    case StatsKind::Tokens: return "tokens";
+    case StatsKind::Tools: return "tools";
+    case StatsKind::Files: return "files";
+    case StatsKind::Models: return "models";
+    case StatsKind::Daily: return "daily";
+  }
+  return "tokens";
+}
+
+std::string stats_default_by(StatsKind k) { return valid_by(k).front(); }
+
+void check_stats_by(StatsKind k, const std::string& by) {
+  const auto& ok = valid_by(k);
+  if (std::find(ok.begin(), ok.end(), by) != ok.end()) return;
+  std::string list;
+  for (const auto& b : ok) list += (list.empty() ? "" : "|") + b;
+  throw BadInput("usage", "stats " + stats_kind_name(k) + " takes --by " + list + ", not '" + by + "'");
+}
+
+StatsResult run_stats(IndexReader& reader, const Filters& filters, const StatsOptions& o) {
+  StatsResult res;
+  res.kind = stats_kind_name(o.kind);
+  res.by = o.by.empty() ? stats_default_by(o.kind) : o.by;
+  check_stats_by(o.kind, res.by);
+  // Token kinds filter --model on each row's model; the others on the session's models.
+  const bool token_kind = o.kind == StatsKind::Tokens || o.kind == StatsKind::Models || o.kind == StatsKind::Daily;
+  Filters session_filters = filters;
+  if (token_kind) session_filters.models.clear();
+  SessionCache sessions(reader, session_filters);
+  Grouper g{res.by, DayNames(o.utc), {}, {}};
+  switch (o.kind) {
+    case StatsKind::Tokens:
+    case StatsKind::Models: walk_usage(reader, filters, true, sessions, g); break;
+    case StatsKind::Tools: walk_tools(reader, filters, sessions, g); break;
+    case StatsKind::Files: walk_files(reader, filters, sessions, g); break;
+    case StatsKind::Daily:
+      walk_usage(reader, filters, true, sessions, g);
+      if (filters.models.empty()) walk_tools(reader, filters, sessions, g);
+      break;
+  }
+  std::vector<StatsRow> rows;
+  rows.reserve(g.rows.size());
+  std::set<std::string> all_sessions;
+  for (auto& [key, row] : g.rows) {
+    const auto& sids = g.sessions_of[key];
+    row.sessions = static_cast<int64_t>(sids.size());
+    all_sessions.insert(sids.begin(), sids.end());
+    // Rows of messages without a model hold message counts only: not a model of `models`.
+    if (res.by == "model" && key.empty() && !row.tokens.any()) continue;
+    add_row(res.totals, row);
+    rows.push_back(std::move(row));
+  }
+  res.totals.key = "total";
+  res.totals.sessions = static_cast<int64_t>(all_sessions.size());
+  sort_rows(rows, o.kind, res.by);
+  res.total_rows = rows.size();
+  const size_t from = std::min(filters.offset, rows.size());
+  const size_t to = std::min(rows.size(), from + filters.limit);
+  res.rows.assign(std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(from)),
+                  std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(to)));
+  return res;
+}
+
+}  // namespace osearch
