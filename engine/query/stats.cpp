@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <ctime>
 #include <map>
-#include <set>
 #include <unordered_map>
 
 #include "engine/store/usage_agg.h"
@@ -36,24 +35,34 @@ const std::vector<std::string>& valid_by(StatsKind k) {
   return tokens;
 }
 
-// The session records rows are grouped or filtered by, read once each.
+// The session records rows are grouped or filtered by, read once each. Rows of one session are
+// adjacent in every walk, so the last answer is kept at hand.
 class SessionCache {
  public:
+  struct Entry {
+    std::optional<SessionRec> rec;  // unset when unknown or filtered out
+    uint32_t number = 0;            // distinct per session: counts sessions per row
+  };
   SessionCache(const IndexReader& reader, const Filters& f) : reader_(reader), filters_(f) {}
-  // Null when the session is unknown or filtered out.
-  const SessionRec* get(std::string_view sid) {
+  const Entry& get(std::string_view sid) {
+    if (last_ && sid == last_sid_) return *last_;
     auto [it, fresh] = cache_.try_emplace(std::string(sid));
     if (fresh) {
+      it->second.number = static_cast<uint32_t>(cache_.size());
       auto s = reader_.session(sid);
-      if (s && filters_.session_matches(*s)) it->second = std::move(*s);
+      if (s && filters_.session_matches(*s)) it->second.rec = std::move(*s);
     }
-    return it->second ? &*it->second : nullptr;
+    last_sid_ = it->first;
+    last_ = &it->second;
+    return it->second;
   }
 
  private:
   const IndexReader& reader_;
   const Filters& filters_;
-  std::unordered_map<std::string, std::optional<SessionRec>> cache_;
+  std::unordered_map<std::string, Entry> cache_;  // node-based: entries stay put
+  std::string last_sid_;
+  const Entry* last_ = nullptr;
 };
 
 // The day (YYYY-MM-DD) a bucket falls in, local or UTC. Exact: offsets are multiples of 15 minutes.
@@ -95,25 +104,71 @@ bool tool_allowed(const Filters& f, std::string_view tool) {
   return std::find(f.tools.begin(), f.tools.end(), t) != f.tools.end();
 }
 
-struct Grouper {
-  std::string by;
-  DayNames days;
-  std::map<std::string, StatsRow> rows;
-  std::map<std::string, std::set<std::string>> sessions_of;  // row key -> distinct sessions
+// Rows by key. A row is found once per session run (by session, project, agent) or per bucket
+// (by day), not by building its key for every aggregate row.
+class Grouper {
+ public:
+  Grouper(std::string by, bool utc) : by_(std::move(by)), days_(utc) {}
 
-  StatsRow& row(std::string_view sid, const SessionRec& s, uint32_t bucket, std::string_view name) {
-    std::string key;
-    if (by == "session") key = s.shown_id();
-    else if (by == "project") key = s.project;
-    else if (by == "agent") key = s.agent;
-    else if (by == "day") key = days.of(bucket);
-    else key = std::string(name);  // model, tool, file
-    StatsRow& r = rows[key];
-    if (r.key.empty() && !key.empty()) r.key = key;
-    if (by == "session" && !r.session) r.session = s;
-    sessions_of[key].emplace(sid);
-    return r;
+  StatsRow& row(const SessionCache::Entry& e, uint32_t bucket, std::string_view name) {
+    if (e.number != current_) {
+      current_ = e.number;
+      session_slot_ = nullptr;
+    }
+    Slot* slot;
+    if (by_ == "session" || by_ == "project" || by_ == "agent") {
+      if (!session_slot_) session_slot_ = &find(by_ == "session" ? e.rec->shown_id() : by_ == "project" ? e.rec->project : e.rec->agent);
+      slot = session_slot_;
+      if (by_ == "session" && !slot->row.session) slot->row.session = e.rec;
+    } else if (by_ == "day") {
+      Slot*& s = by_bucket_[bucket];
+      if (!s) s = &find(days_.of(bucket));
+      slot = s;
+    } else {
+      slot = &find(name);  // model, tool, file
+    }
+    if (slot->last_session != e.number) {
+      slot->last_session = e.number;
+      slot->sessions.push_back(e.number);
+    }
+    return slot->row;
   }
+
+  // The rows with their distinct session counts; `all_sessions` counts sessions over every row.
+  std::vector<StatsRow> take(int64_t& all_sessions) {
+    std::vector<StatsRow> out;
+    out.reserve(slots_.size());
+    std::vector<uint32_t> all;
+    for (auto& [key, slot] : slots_) {
+      std::sort(slot.sessions.begin(), slot.sessions.end());
+      slot.sessions.erase(std::unique(slot.sessions.begin(), slot.sessions.end()), slot.sessions.end());
+      slot.row.sessions = static_cast<int64_t>(slot.sessions.size());
+      all.insert(all.end(), slot.sessions.begin(), slot.sessions.end());
+      slot.row.key = key;
+      out.push_back(std::move(slot.row));
+    }
+    std::sort(all.begin(), all.end());
+    all_sessions = std::unique(all.begin(), all.end()) - all.begin();
+    return out;
+  }
+
+ private:
+  struct Slot {
+    StatsRow row;
+    uint32_t last_session = 0;  // session numbers start at 1
+    std::vector<uint32_t> sessions;
+  };
+  Slot& find(std::string_view key) {
+    auto it = slots_.find(key);
+    if (it == slots_.end()) it = slots_.emplace(std::string(key), Slot{}).first;
+    return it->second;
+  }
+  std::string by_;
+  DayNames days_;
+  std::map<std::string, Slot, std::less<>> slots_;  // node-based: slots stay put
+  std::unordered_map<uint32_t, Slot*> by_bucket_;
+  uint32_t current_ = 0;
+  Slot* session_slot_ = nullptr;
 };
 
 void add_row(StatsRow& to, const StatsRow& r) {
@@ -130,10 +185,10 @@ void walk_usage(IndexReader& reader, const Filters& f, bool model_filter, Sessio
     auto k = parse_agg_key(cur.key());
     if (!k || !in_time(f, bucket_start_ms(k->bucket))) continue;
     if (model_filter && !any_contains(f.models, k->name)) continue;
-    const SessionRec* s = sessions.get(k->sid);
-    if (!s) continue;
+    const SessionCache::Entry& e = sessions.get(k->sid);
+    if (!e.rec) continue;
     const UsageAgg a = UsageAgg::decode(cur.value());
-    StatsRow& r = g.row(k->sid, *s, k->bucket, k->name);
+    StatsRow& r = g.row(e, k->bucket, k->name);
     r.tokens.add(a.tokens);
     r.api_messages += a.api_messages;
     r.messages += a.messages;
@@ -145,10 +200,10 @@ void walk_tools(IndexReader& reader, const Filters& f, SessionCache& sessions, G
   for (bool ok = cur.first(); ok; ok = cur.next()) {
     auto k = parse_agg_key(cur.key());
     if (!k || !in_time(f, bucket_start_ms(k->bucket)) || !tool_allowed(f, k->name)) continue;
-    const SessionRec* s = sessions.get(k->sid);
-    if (!s) continue;
+    const SessionCache::Entry& e = sessions.get(k->sid);
+    if (!e.rec) continue;
     const ToolAgg a = ToolAgg::decode(cur.value());
-    StatsRow& r = g.row(k->sid, *s, k->bucket, k->name);
+    StatsRow& r = g.row(e, k->bucket, k->name);
     r.tool_calls += a.calls;
     r.failures += a.failures;
   }
@@ -164,14 +219,14 @@ void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, G
     const size_t z2 = z1 == std::string_view::npos ? z1 : key.find('\0', z1 + 1);
     if (z2 == std::string_view::npos) continue;
     const std::string_view sid = key.substr(z1 + 1, z2 - z1 - 1);
-    const SessionRec* s = sessions.get(sid);
-    if (!s) continue;
+    const SessionCache::Entry& e = sessions.get(sid);
+    if (!e.rec) continue;
     if (needs_call) {
       auto v = reader.txn().get(reader.db().tool_calls, key.substr(z1 + 1));
       auto tc = v ? ToolCallRec::decode(*v) : std::nullopt;
       if (!tc || !in_time(f, tc->timestamp_ms) || !tool_allowed(f, tc->name)) continue;
     }
-    ++g.row(sid, *s, 0, key.substr(0, z1)).tool_calls;
+    ++g.row(e, 0, key.substr(0, z1)).tool_calls;
   }
 }
 
@@ -230,7 +285,7 @@ StatsResult run_stats(IndexReader& reader, const Filters& filters, const StatsOp
   Filters session_filters = filters;
   if (token_kind) session_filters.models.clear();
   SessionCache sessions(reader, session_filters);
-  Grouper g{res.by, DayNames(o.utc), {}, {}};
+  Grouper g(res.by, o.utc);
   switch (o.kind) {
     case StatsKind::Tokens:
     case StatsKind::Models: walk_usage(reader, filters, true, sessions, g); break;
@@ -242,19 +297,13 @@ StatsResult run_stats(IndexReader& reader, const Filters& filters, const StatsOp
       break;
   }
   std::vector<StatsRow> rows;
-  rows.reserve(g.rows.size());
-  std::set<std::string> all_sessions;
-  for (auto& [key, row] : g.rows) {
-    const auto& sids = g.sessions_of[key];
-    row.sessions = static_cast<int64_t>(sids.size());
-    all_sessions.insert(sids.begin(), sids.end());
+  for (auto& row : g.take(res.totals.sessions)) {
     // Rows of messages without a model hold message counts only: not a model of `models`.
-    if (res.by == "model" && key.empty() && !row.tokens.any()) continue;
+    if (res.by == "model" && row.key.empty() && !row.tokens.any()) continue;
     add_row(res.totals, row);
     rows.push_back(std::move(row));
   }
   res.totals.key = "total";
-  res.totals.sessions = static_cast<int64_t>(all_sessions.size());
   sort_rows(rows, o.kind, res.by);
   res.total_rows = rows.size();
   const size_t from = std::min(filters.offset, rows.size());

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Per-session token agreement between ccusage and `osearch stats tokens --by session`.
+
+    bench/ccusage_compare.py --claude-config-dir DIR [--osearch build/osearch] [--ccusage ccusage]
+
+DIR holds `projects/` (what CLAUDE_CONFIG_DIR names). ccusage runs as
+`ccusage claude session --json --offline -z UTC` (its session totals are the oracle; its daily
+report counts differently). osearch indexes DIR/projects into a fresh index. For each session the
+four counts (input, output, cache creation, cache read) are compared; the report lists how many
+sessions agree exactly, the totals on both sides and the sessions that differ. The same is done per
+project: ccusage reports an old-layout root `agent-*.jsonl` file as a session of its own, osearch
+counts it in the session whose `sessionId` its lines carry, so per-project sums show whether the
+counting agrees where the session attribution differs.
+Not part of ctest: CI does not install ccusage (`npm install -g ccusage@20.0.24`).
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+FIELDS = [("input", "inputTokens"), ("output", "outputTokens"),
+          ("cache_creation", "cacheCreationTokens"), ("cache_read", "cacheReadTokens")]
+
+
+def run_ccusage(ccusage, config_dir):
+    env = dict(os.environ, CLAUDE_CONFIG_DIR=config_dir)
+    out = subprocess.run(ccusage + ["claude", "session", "--json", "--offline", "-z", "UTC"],
+                         env=env, check=True, capture_output=True, text=True).stdout
+    sessions, projects = {}, {}
+    for s in json.loads(out).get("sessions", []):
+        for table, key in ((sessions, s["sessionId"]), (projects, s.get("projectPath", ""))):
+            row = table.setdefault(key, {k: 0 for k, _ in FIELDS})
+            for ours, theirs in FIELDS:
+                row[ours] += int(s.get(theirs, 0))
+    return sessions, projects
+
+
+def run_osearch(osearch, config_dir, index_dir):
+    base = [osearch, "--index", index_dir, "--source", "claude=" + os.path.join(config_dir, "projects")]
+    subprocess.run(base + ["-q", "index"], check=True, capture_output=True)
+    tables = []
+    for by in ("session", "project"):
+        out = subprocess.run(base + ["--format", "json", "--no-refresh", "stats", "tokens", "--by", by,
+                                     "--limit", "100000"], check=True, capture_output=True, text=True).stdout
+        tables.append({r[by]: {k: int(r[k]) for k, _ in FIELDS} for r in json.loads(out)["rows"]})
+    return tables
+
+
+def compare(what, theirs, ours, show):
+    both = sorted(set(theirs) | set(ours))
+    zero = {k: 0 for k, _ in FIELDS}
+    differ = [(key, theirs.get(key, zero), ours.get(key, zero)) for key in both
+              if theirs.get(key, zero) != ours.get(key, zero)]
+    tot = lambda side: {k: sum(s[k] for s in side.values()) for k, _ in FIELDS}
+    print(f"{what}: ccusage {len(theirs)}, osearch {len(ours)}, union {len(both)}")
+    print(f"  agree exactly (all four counts): {len(both) - len(differ)}/{len(both)}")
+    print(f"  ccusage totals: {tot(theirs)}")
+    print(f"  osearch totals: {tot(ours)}")
+    for key, t, o in differ[:show]:
+        diff = {k: o[k] - t[k] for k, _ in FIELDS if o[k] != t[k]}
+        print(f"    {key}: osearch - ccusage = {diff}")
+    if len(differ) > show:
+        print(f"    … {len(differ) - show} more")
+    return len(differ)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--claude-config-dir", required=True)
+    ap.add_argument("--osearch", default="build/osearch")
+    ap.add_argument("--ccusage", default="ccusage", help="command (split on spaces), e.g. 'npx ccusage@20.0.24'")
+    ap.add_argument("--index", help="index dir (default: a fresh temporary one)")
+    ap.add_argument("--show", type=int, default=20, help="differing sessions to list")
+    a = ap.parse_args()
+
+    their_sessions, their_projects = run_ccusage(a.ccusage.split(), a.claude_config_dir)
+    with tempfile.TemporaryDirectory() as tmp:
+        our_sessions, our_projects = run_osearch(a.osearch, a.claude_config_dir, a.index or os.path.join(tmp, "idx"))
+    differ = compare("sessions", their_sessions, our_sessions, a.show)
+    differ += compare("projects", their_projects, our_projects, a.show)
+    return 0 if not differ else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
