@@ -34,7 +34,30 @@ def run_ccusage(ccusage, config_dir):
             row = table.setdefault(key, {k: 0 for k, _ in FIELDS})
             for ours, theirs in FIELDS:
                 row[ours] += int(s.get(theirs, 0))
-    return sessions, projects
+    return sessions, projects, json.loads(out).get("sessions", [])
+
+
+def reattributed(config_dir, ccusage_rows):
+    """ccusage's sessions with each old-layout root agent file (<project>/agent-*.jsonl) moved into the
+    session its lines name, as osearch attributes it (the file is read only for that sessionId)."""
+    sessions = {}
+    for s in ccusage_rows:
+        sid = s["sessionId"]
+        path = os.path.join(config_dir, "projects", s.get("projectPath", ""), sid + ".jsonl")
+        if sid.startswith("agent-") and os.path.isfile(path):
+            with open(path, encoding="utf-8", errors="replace") as f:
+                for line in f:
+                    try:
+                        named = json.loads(line).get("sessionId")
+                    except (ValueError, AttributeError):
+                        continue
+                    if named:
+                        sid = named
+                        break
+        row = sessions.setdefault(sid, {k: 0 for k, _ in FIELDS})
+        for ours, theirs in FIELDS:
+            row[ours] += int(s.get(theirs, 0))
+    return sessions
 
 
 def run_osearch(osearch, config_dir, index_dir):
@@ -75,10 +98,12 @@ def main():
     ap.add_argument("--show", type=int, default=20, help="differing sessions to list")
     a = ap.parse_args()
 
-    their_sessions, their_projects = run_ccusage(a.ccusage.split(), a.claude_config_dir)
+    their_sessions, their_projects, their_rows = run_ccusage(a.ccusage.split(), a.claude_config_dir)
     with tempfile.TemporaryDirectory() as tmp:
         our_sessions, our_projects = run_osearch(a.osearch, a.claude_config_dir, a.index or os.path.join(tmp, "idx"))
     differ = compare("sessions", their_sessions, our_sessions, a.show)
+    compare("sessions, root agent files moved to the session their lines name",
+            reattributed(a.claude_config_dir, their_rows), our_sessions, a.show)
     differ += compare("projects", their_projects, our_projects, a.show)
     return 0 if not differ else 1
 

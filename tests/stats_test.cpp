@@ -90,6 +90,7 @@ struct Oracle {
   std::vector<Counted> unnamed;           // usage lines without a message.id: each counts
   std::map<std::string, std::string> tool_name;  // sid \0 tool_use id -> name
   std::set<std::string> failed;                  // sid \0 tool_use id of is_error results
+  std::map<std::string, std::string> tool_path;  // sid \0 tool_use id -> the file it names
 
   // The session a file belongs to: <slug>/<sid>.jsonl, or <slug>/<sid>/subagents/….
   static std::string session_of(const fs::path& rel) {
@@ -119,8 +120,18 @@ struct Oracle {
           for (simdjson::dom::element b : content) {
             std::string_view id;
             const std::string_view bt = text(b, "type");
-            if (bt == "tool_use" && type == "assistant" && b["id"].get(id) == simdjson::SUCCESS)
-              tool_name.emplace(sid + '\0' + std::string(id), std::string(text(b, "name")));
+            if (bt == "tool_use" && type == "assistant" && b["id"].get(id) == simdjson::SUCCESS) {
+              const std::string name(text(b, "name"));
+              tool_name.emplace(sid + '\0' + std::string(id), name);
+              // The file a call names: file_path, notebook_path, or Grep/Glob/LS's path.
+              simdjson::dom::element input;
+              if (b["input"].get(input) == simdjson::SUCCESS && input.is_object()) {
+                std::string_view path = text(input, "file_path");
+                if (path.empty()) path = text(input, "notebook_path");
+                if (path.empty() && (name == "Grep" || name == "Glob" || name == "LS")) path = text(input, "path");
+                if (!path.empty()) tool_path.emplace(sid + '\0' + std::string(id), std::string(path));
+              }
+            }
             bool err = false;
             if (bt == "tool_result" && type == "user" && b["tool_use_id"].get(id) == simdjson::SUCCESS &&
                 b["is_error"].get(err) == simdjson::SUCCESS && err)
@@ -244,6 +255,8 @@ TEST_CASE("stats files counts the tool calls naming each file", "[stats]") {
   StatsCorpus c;
   const Json j = c.stats({"files"});
   REQUIRE(!j["rows"].a.empty());
+  std::map<std::string, int64_t> expected;
+  for (const auto& [k, path] : c.oracle.tool_path) ++expected[path];
   int64_t touches = 0, previous = INT64_MAX;
   for (const auto& r : j["rows"].a) {
     CHECK(r["touches"].i <= previous);  // most touched first
@@ -251,6 +264,13 @@ TEST_CASE("stats files counts the tool calls naming each file", "[stats]") {
     touches += r["touches"].i;
   }
   CHECK(touches == j["totals"]["touches"].i);
+  // The per-call path (a time filter reads each call) gives the same rows as the file aggregate.
+  const Json per_call = c.stats({"files", "--since", "2000-01-01"});
+  std::map<std::string, int64_t> a, b;
+  for (const auto& r : j["rows"].a) a[r["file"].s] = r["touches"].i;
+  for (const auto& r : per_call["rows"].a) b[r["file"].s] = r["touches"].i;
+  CHECK(a == expected);
+  CHECK(b == expected);
 }
 
 TEST_CASE("stats: a larger chunk of a counted API message adds only the difference; --full agrees", "[stats]") {
@@ -301,6 +321,30 @@ TEST_CASE("stats: a larger chunk of a counted API message adds only the differen
   CHECK(total("api_messages") == 1);
 }
 
+TEST_CASE("stats: advisor_message iterations count under the advisor's model, largest once", "[stats]") {
+  // Checked against ccusage 20.0.24 on these two lines: claude-main 10/30/0/100, claude-advisor 1000/60/3/7.
+  TempDir tmp("stats-advisor");
+  const std::string src = tmp / "claude", idx = tmp / "index";
+  const std::string sid = "aaaaaaaa-0000-4000-8000-000000000002";
+  fs::create_directories(src + "/-tmp-p");
+  auto line = [&](const std::string& uuid, int out, int adv_out) {
+    return R"({"type":"assistant","uuid":")" + uuid + R"(","sessionId":")" + sid +
+           R"(","timestamp":"2025-01-01T10:00:00.000Z","cwd":"/tmp/p","requestId":"req_1","message":{"id":"msg_1",)"
+           R"("role":"assistant","model":"claude-main","content":[{"type":"text","text":"hi"}],"usage":{)"
+           R"("input_tokens":10,"output_tokens":)" + std::to_string(out) +
+           R"(,"cache_creation_input_tokens":0,"cache_read_input_tokens":100,"iterations":[{"type":"message",)"
+           R"("input_tokens":10,"output_tokens":5},{"type":"advisor_message","model":"claude-advisor",)"
+           R"("input_tokens":1000,"output_tokens":)" + std::to_string(adv_out) +
+           R"(,"cache_read_input_tokens":7,"cache_creation_input_tokens":3}]}}})" + "\n";
+  };
+  write_file(src + "/-tmp-p/" + sid + ".jsonl", line("u1", 5, 50) + line("u2", 30, 60));
+  REQUIRE(run_osearch({"index", "--index", idx, "--source", "claude=" + src}).ok());
+  RunResult r = run_osearch({"stats", "models", "--index", idx, "--source", "claude=" + src, "--format", "json"});
+  REQUIRE(r.ok());
+  CHECK(rows_of(parse(r.out), "model") ==
+        std::map<std::string, Tok>{{"claude-main", {10, 30, 0, 100, 1}}, {"claude-advisor", {1000, 60, 3, 7, 1}}});
+}
+
 TEST_CASE("stats: aggregates rebuilt from the stored records equal the ones kept at index time", "[stats]") {
   StatsCorpus c;
   using Dump = std::map<std::string, std::string>;
@@ -313,7 +357,8 @@ TEST_CASE("stats: aggregates rebuilt from the stored records equal the ones kept
   osearch::WriterLock lock(c.idx, true);
   osearch::Store store(c.idx, osearch::Store::Mode::Write);
   osearch::LmdbTxn txn(store.env(), false);
-  const Dump usage = dump(txn, store.db().usage_agg), tools = dump(txn, store.db().tool_agg);
+  const Dump usage = dump(txn, store.db().usage_agg), tools = dump(txn, store.db().tool_agg),
+             files = dump(txn, store.db().file_agg);
   REQUIRE(!usage.empty());
   std::vector<std::string> sids;
   {
@@ -323,6 +368,7 @@ TEST_CASE("stats: aggregates rebuilt from the stored records equal the ones kept
   for (const auto& sid : sids) osearch::rebuild_session_aggregates(txn, store.db(), sid);
   CHECK(dump(txn, store.db().usage_agg) == usage);
   CHECK(dump(txn, store.db().tool_agg) == tools);
+  CHECK(dump(txn, store.db().file_agg) == files);
   txn.abort();
 }
 

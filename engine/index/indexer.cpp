@@ -111,8 +111,10 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
       ++garbage;  // its text log entry stays behind: content scans must check entries against records
     });
     delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
-      if (auto tc = ToolCallRec::decode(value); tc && !tc->file_path.empty())
+      if (auto tc = ToolCallRec::decode(value); tc && !tc->file_path.empty()) {
         txn.del(db.tc_by_path, pair_key(tc->file_path, pair_key(sid, tc->id)));
+        txn.del(db.file_agg, pair_key(tc->file_path, sid));
+      }
     });
     delete_prefix(txn, db.tool_results, pfx);
     delete_prefix(txn, db.usage_seen, pfx);

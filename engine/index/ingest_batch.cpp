@@ -198,7 +198,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   r.key = message_key(sid, m.timestamp_ms, file_tag(file.path), line_offset);
 
   // Streamed chunks share one API message: its largest usage counts, once per session.
-  count_message_usage(s, r, m.usage);
+  count_message_usage(s, r, m);
   aggs_.add_usage(sid, r.timestamp_ms, r.model, {}, 0, 1);
 
   ++s.message_count;
@@ -307,6 +307,7 @@ void IngestBatch::record_tool_calls(const std::string& sid, Message& m, const st
     tool_names_[tk] = call.name;
     tool_call_ts_[tk] = ts;
     aggs_.add_tool(sid, ts, call.name, 1, 0);
+    if (!call.file_path.empty()) aggs_.add_file(call.file_path, sid);
     ToolCallRec tc;
     tc.id = call.id;
     tc.session_id = sid;

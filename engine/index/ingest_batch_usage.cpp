@@ -8,6 +8,8 @@
 // what has been counted so far. All of it is written in the batch's one LMDB transaction.
 #include "engine/index/ingest_batch.h"
 
+#include <algorithm>
+
 namespace osearch {
 namespace {
 
@@ -31,24 +33,19 @@ IngestBatch::SeenUsage* IngestBatch::find_usage_seen(const std::string& uk) {
   return &usage_seen_.emplace(uk, std::move(s)).first->second;
 }
 
-void IngestBatch::count_message_usage(SessionRec& s, MessageRec& r, const TokenUsage& u) {
-  if (!u.any()) return;
-  if (r.api_message_id.empty()) {  // nothing to merge it with: each such line is its own API message
-    r.usage = u;
-    s.tokens.add(u);
-    aggs_.add_usage(s.id, r.timestamp_ms, r.model, u, 1, 0);
-    return;
-  }
-  const std::string uk = pair_key(s.id, r.api_message_id);
+// One usage of an API message, deduplicated by `uk`: counted in full the first time, later only a
+// larger amount's difference. `carrier` is the message whose record shows it (null: none shows it).
+void IngestBatch::count_usage(SessionRec& s, const std::string& uk, MessageRec* carrier, int64_t ts,
+                              const std::string& model, const TokenUsage& u) {
   SeenUsage* seen = find_usage_seen(uk);
   if (!seen) {
     SeenUsage fresh;
-    fresh.value = UsageSeen{r.key, r.timestamp_ms, r.model, u};
+    fresh.value = UsageSeen{carrier ? carrier->key : std::string(), ts, model, u};
     fresh.changed = true;
     usage_seen_.emplace(uk, std::move(fresh));
-    r.usage = u;
+    if (carrier) carrier->usage = u;
     s.tokens.add(u);
-    aggs_.add_usage(s.id, r.timestamp_ms, r.model, u, 1, 0);
+    aggs_.add_usage(s.id, ts, model, u, 1, 0);
     return;
   }
   // Counted before; an older schema did not say how much, so nothing can be added safely.
@@ -59,6 +56,27 @@ void IngestBatch::count_message_usage(SessionRec& s, MessageRec& r, const TokenU
   s.tokens.add(diff);
   aggs_.add_usage(s.id, seen->value->timestamp_ms, seen->value->model, diff, 0, 0);
   if (!seen->value->message_key.empty()) usage_fixes_[seen->value->message_key] = u;
+}
+
+void IngestBatch::count_message_usage(SessionRec& s, MessageRec& r, const Message& m) {
+  if (m.usage.any()) {
+    if (r.api_message_id.empty()) {  // nothing to merge it with: each such line is its own API message
+      r.usage = m.usage;
+      s.tokens.add(m.usage);
+      aggs_.add_usage(s.id, r.timestamp_ms, r.model, m.usage, 1, 0);
+    } else {
+      count_usage(s, pair_key(s.id, r.api_message_id), &r, r.timestamp_ms, r.model, m.usage);
+    }
+  }
+  // Advisor iterations: their own API messages under the advisor's model, as ccusage keys them
+  // (message id + ":advisor:" + index); kept in usage_seen only, so a rebuild finds them there.
+  for (size_t i = 0; i < m.advisor_usage.size(); ++i) {
+    const auto& adv = m.advisor_usage[i];
+    if (!adv.usage.any()) continue;
+    const std::string id = (r.api_message_id.empty() ? r.key : r.api_message_id) + ":advisor:" + std::to_string(i);
+    count_usage(s, pair_key(s.id, id), nullptr, r.timestamp_ms, adv.model, adv.usage);
+    if (std::find(s.models.begin(), s.models.end(), adv.model) == s.models.end()) s.models.push_back(adv.model);
+  }
 }
 
 // omp/pi/Codex usage not carried by a message: once per (session, line).

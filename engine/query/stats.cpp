@@ -209,9 +209,21 @@ void walk_tools(IndexReader& reader, const Filters& f, SessionCache& sessions, G
   }
 }
 
-// Most-touched files: one tc_by_path key per tool call naming a file (path \0 sid \0 call id).
+// Most-touched files: file_agg holds one row per (file, session) with its tool call count; a time
+// or tool filter needs each call, from tc_by_path (path \0 sid \0 call id) and its record.
 void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, Grouper& g) {
   const bool needs_call = f.since_ms || f.until_ms || !f.tools.empty();
+  if (!needs_call) {
+    LmdbCursor cur(reader.txn(), reader.db().file_agg);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      const std::string_view key = cur.key();
+      const size_t z = key.find('\0');
+      if (z == std::string_view::npos) continue;
+      const SessionCache::Entry& e = sessions.get(key.substr(z + 1));
+      if (e.rec) g.row(e, 0, key.substr(0, z)).tool_calls += decode_file_count(cur.value());
+    }
+    return;
+  }
   LmdbCursor cur(reader.txn(), reader.db().tc_by_path);
   for (bool ok = cur.first(); ok; ok = cur.next()) {
     const std::string_view key = cur.key();

@@ -138,9 +138,24 @@ void AggDeltas::add_tool(std::string_view sid, int64_t ts_ms, std::string_view t
   a.failures += failures;
 }
 
+void AggDeltas::add_file(std::string_view path, std::string_view sid) { ++files[pair_key(path, sid)]; }
+
+int64_t decode_file_count(std::string_view bytes) {
+  Decoder d(bytes);
+  const int64_t n = d.i64();
+  return d.ok() ? n : 0;
+}
+
 void AggDeltas::write(LmdbTxn& txn, const Dbis& db) const {
   for (const auto& [key, delta] : usage) merge_into(txn, db.usage_agg, key, delta);
   for (const auto& [key, delta] : tools) merge_into(txn, db.tool_agg, key, delta);
+  for (const auto& [key, delta] : files) {
+    int64_t n = delta;
+    if (auto v = txn.get(db.file_agg, key)) n += decode_file_count(*v);
+    Encoder e;
+    e.i64(n);
+    txn.put(db.file_agg, key, e.bytes());
+  }
 }
 
 void delete_session_aggregates(LmdbTxn& txn, const Dbis& db, const std::string& sid) {
@@ -175,9 +190,11 @@ void rebuild_session_aggregates(LmdbTxn& txn, const Dbis& db, const std::string&
       auto tc = ToolCallRec::decode(cur.value());
       if (!tc) continue;
       d.add_tool(sid, tc->timestamp_ms, tc->name, 1, 0);
+      if (!tc->file_path.empty()) d.add_file(tc->file_path, sid);
       calls.emplace(tc->id, std::pair(tc->name, tc->timestamp_ms));
     }
   }
+  for (const auto& [key, n] : d.files) txn.del(db.file_agg, key);  // written again below, whole
   {
     LmdbCursor cur(txn, db.tool_results);
     for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next()) {

@@ -2,6 +2,7 @@
 //
 //   usage_agg  bounded(sid) \0 be32(bucket) model  ->  UsageAgg (tokens, API messages, messages)
 //   tool_agg   bounded(sid) \0 be32(bucket) tool   ->  ToolAgg (calls, failed calls)
+//   file_agg   pair_key(path, sid)                  -> i64 tool calls naming the file (tc_by_path, summed)
 //   usage_seen pair_key(sid, API message id | "@line") -> UsageSeen (the usage counted so far)
 //
 // A bucket is 15 minutes of UTC time: every time zone's offset is a multiple of 15 minutes, so a
@@ -50,6 +51,7 @@ struct AggKeyParts {
   uint32_t bucket = 0;
 };
 std::optional<AggKeyParts> parse_agg_key(std::string_view key);
+int64_t decode_file_count(std::string_view bytes);
 
 // The usage counted for one API message (or one usage line of omp/pi/Codex): where it was counted,
 // so a later, larger chunk of the same message adds only the difference, to the same place.
@@ -69,15 +71,17 @@ inline int64_t usage_total(const TokenUsage& u) { return u.input + u.output + u.
 struct AggDeltas {
   std::map<std::string, UsageAgg> usage;
   std::map<std::string, ToolAgg> tools;
+  std::map<std::string, int64_t> files;  // pair_key(path, sid) -> tool calls
   void add_usage(std::string_view sid, int64_t ts_ms, std::string_view model, const TokenUsage& u, int64_t api_messages,
                  int64_t messages);
   void add_tool(std::string_view sid, int64_t ts_ms, std::string_view tool, int64_t calls, int64_t failures);
-  bool empty() const { return usage.empty() && tools.empty(); }
-  void clear() { usage.clear(); tools.clear(); }
+  void add_file(std::string_view path, std::string_view sid);
+  bool empty() const { return usage.empty() && tools.empty() && files.empty(); }
+  void clear() { usage.clear(); tools.clear(); files.clear(); }
   void write(LmdbTxn& txn, const Dbis& db) const;
 };
 
-// Removes a session's aggregate rows.
+// Removes a session's usage and tool rows (its file rows go with its tool calls: drop_sessions).
 void delete_session_aggregates(LmdbTxn& txn, const Dbis& db, const std::string& sid);
 // Rebuilds a session's aggregates from its stored records: messages (usage, model, time), usage
 // facts (usage_seen values without a message), tool calls and tool results. Used for sessions
