@@ -377,3 +377,25 @@ TEST_CASE("stats: bad kind or --by is exit 2", "[stats]") {
   CHECK(run_osearch({"stats", "nope", "--index", c.idx}).exit_code == 2);
   CHECK(run_osearch({"stats", "models", "--by", "day", "--index", c.idx, "--source", "claude=" + c.src}).exit_code == 2);
 }
+
+TEST_CASE("stats: a schema-13 index upgrades keeping an archived session, its aggregates rebuilt", "[stats][upgrade]") {
+  StatsCorpus c;
+  const std::string posh = "88e16f61-d1b7-47a3-84f1-057e0f96521a";
+  const auto expected = c.oracle.sum([](const Oracle::Counted& x) { return x.sid; }).at(posh);
+  fs::remove(c.src + "/D--oh-my-posh/" + posh + ".jsonl");
+  REQUIRE(run_osearch({"index", "--index", c.idx, "--source", "claude=" + c.src}).ok());
+  {
+    // What schema 13 had: no aggregates, usage_seen values empty.
+    osearch::WriterLock lock(c.idx, true);
+    osearch::Store store(c.idx, osearch::Store::Mode::Write);
+    osearch::LmdbTxn txn(store.env(), false);
+    for (MDB_dbi dbi : {store.db().usage_agg, store.db().tool_agg, store.db().file_agg})
+      REQUIRE(mdb_drop(txn.get(), dbi, 0) == MDB_SUCCESS);
+    osearch::Store::put_meta_u64(txn, store.db(), osearch::meta_key::kSchema, 13);
+    txn.commit();
+  }
+  REQUIRE(run_osearch({"index", "--index", c.idx, "--source", "claude=" + c.src}).ok());
+  const auto rows = rows_of(c.stats({"tokens", "--by", "session"}), "session");
+  REQUIRE(rows.count(posh) == 1);
+  CHECK(rows.at(posh) == expected);
+}

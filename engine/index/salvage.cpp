@@ -142,10 +142,14 @@ class ChildSalvage {
     // rebuilt from the records here anyway.
     // Schema 12 records decode as 13's: 13 changed the text index's terms (rebuilt here anyway) and
     // which messages are meta, which migrate_message_12 redoes from the stored text.
+    // Schema 13 records decode as 14's: 14 added the usage aggregates (rebuilt for each archived
+    // session by write_session) and a usage_seen value (13's empty ones read as "counted, amount
+    // unknown"). A 12 index goes to 14 through both steps.
     const uint64_t old_schema = meta_u64(meta_key::kSchema);
     legacy_files_ = old_schema == 10 && t_.schema == 11;
-    meta_rules_12_ = old_schema == 12 && t_.schema == 13;
-    if (old_schema != t_.schema && !legacy_files_ && !meta_rules_12_) {
+    meta_rules_12_ = old_schema == 12 && (t_.schema == 13 || t_.schema == 14);
+    const bool aggregates_13 = old_schema == 13 && t_.schema == 14;
+    if (old_schema != t_.schema && !legacy_files_ && !meta_rules_12_ && !aggregates_13) {
       report_line(fd_, "lost " + std::to_string(ids.size()) +
                            " archived sessions: the old index was written by another version of osearch");
       return;

@@ -40,17 +40,27 @@ const std::vector<std::string>& valid_by(StatsKind k) {
 class SessionCache {
  public:
   struct Entry {
-    std::optional<SessionRec> rec;  // unset when unknown or filtered out
+    std::shared_ptr<const SessionRec> rec;  // null when unknown or filtered out
     uint32_t number = 0;            // distinct per session: counts sessions per row
   };
-  SessionCache(const IndexReader& reader, const Filters& f) : reader_(reader), filters_(f) {}
+  // `need_records` false: no filter or grouping reads the session, so none is read (every session
+  // passes with an empty record; rows only need its number).
+  SessionCache(const IndexReader& reader, const Filters& f, bool need_records)
+      : reader_(reader), filters_(f), need_records_(need_records) {}
   const Entry& get(std::string_view sid) {
     if (last_ && sid == last_sid_) return *last_;
     auto [it, fresh] = cache_.try_emplace(std::string(sid));
     if (fresh) {
       it->second.number = static_cast<uint32_t>(cache_.size());
+      if (!need_records_) {
+        if (!empty_) empty_ = std::make_shared<const SessionRec>();
+        it->second.rec = empty_;
+        last_sid_ = it->first;
+        last_ = &it->second;
+        return it->second;
+      }
       auto s = reader_.session(sid);
-      if (s && filters_.session_matches(*s)) it->second.rec = std::move(*s);
+      if (s && filters_.session_matches(*s)) it->second.rec = std::make_shared<const SessionRec>(std::move(*s));
     }
     last_sid_ = it->first;
     last_ = &it->second;
@@ -60,6 +70,8 @@ class SessionCache {
  private:
   const IndexReader& reader_;
   const Filters& filters_;
+  const bool need_records_;
+  std::shared_ptr<const SessionRec> empty_;
   std::unordered_map<std::string, Entry> cache_;  // node-based: entries stay put
   std::string last_sid_;
   const Entry* last_ = nullptr;
@@ -296,7 +308,8 @@ StatsResult run_stats(IndexReader& reader, const Filters& filters, const StatsOp
   const bool token_kind = o.kind == StatsKind::Tokens || o.kind == StatsKind::Models || o.kind == StatsKind::Daily;
   Filters session_filters = filters;
   if (token_kind) session_filters.models.clear();
-  SessionCache sessions(reader, session_filters);
+  const bool by_session_field = res.by == "session" || res.by == "project" || res.by == "agent";
+  SessionCache sessions(reader, session_filters, by_session_field || session_filters.has_session_level());
   Grouper g(res.by, o.utc);
   switch (o.kind) {
     case StatsKind::Tokens:

@@ -2,7 +2,7 @@
 // (engine/store/usage_agg.h) and tc_by_path, never from the messages themselves.
 #pragma once
 
-#include <optional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,7 +22,7 @@ struct StatsOptions {
 
 struct StatsRow {
   std::string key;                    // the day, session id, project, model, agent, tool or path
-  std::optional<SessionRec> session;  // rows keyed by session (for their resume_hint)
+  std::shared_ptr<const SessionRec> session;  // rows keyed by session (for their resume_hint)
   TokenUsage tokens;
   int64_t api_messages = 0;  // API messages whose usage is counted (once each)
   int64_t messages = 0;      // stored messages
