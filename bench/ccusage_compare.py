@@ -2,6 +2,7 @@
 """Per-session token agreement between ccusage and `osearch stats tokens --by session`.
 
     bench/ccusage_compare.py --claude-config-dir DIR [--osearch build/osearch] [--ccusage ccusage]
+    bench/ccusage_compare.py --codex-home DIR | --pi-agent-dir DIR [--pi-kind pi|omp] ...
 
 DIR holds `projects/` (what CLAUDE_CONFIG_DIR names). ccusage runs as
 `ccusage claude session --json --offline -z UTC` (its session totals are the oracle; its daily
@@ -11,6 +12,9 @@ sessions agree exactly, the totals on both sides and the sessions that differ. T
 project: ccusage reports an old-layout root `agent-*.jsonl` file as a session of its own, osearch
 counts it in the session whose `sessionId` its lines carry, so per-project sums show whether the
 counting agrees where the session attribution differs.
+With --codex-home (CODEX_HOME) or --pi-agent-dir (PI_AGENT_DIR; an omp tree with --pi-kind omp)
+the same per-session comparison runs on `ccusage codex|pi session`; a ccusage session id (a Codex
+rollout path) matches the osearch session id it ends with.
 Not part of ctest: CI does not install ccusage (`npm install -g ccusage@20.0.24`).
 """
 import argparse
@@ -89,14 +93,50 @@ def compare(what, theirs, ours, show):
     return len(differ)
 
 
+def osearch_sessions(osearch, kind, root, index_dir):
+    base = [osearch, "--index", index_dir, "--source", f"{kind}={root}"]
+    subprocess.run(base + ["-q", "index"], check=True, capture_output=True)
+    out = subprocess.run(base + ["--format", "json", "--no-refresh", "stats", "tokens", "--by", "session",
+                                 "--limit", "100000"], check=True, capture_output=True, text=True).stdout
+    return {r["session"]: {k: int(r[k]) for k, _ in FIELDS} for r in json.loads(out)["rows"]}
+
+
+def other_agent(a, tmp):
+    """Codex or pi/omp: ccusage's session report against osearch's, sessions matched by id suffix."""
+    if a.codex_home:
+        env, cmd, kind, root = "CODEX_HOME", "codex", "codex", os.path.join(a.codex_home, "sessions")
+        home = a.codex_home
+    else:
+        env, cmd, kind, root = "PI_AGENT_DIR", "pi", a.pi_kind, os.path.join(a.pi_agent_dir, "sessions")
+        home = a.pi_agent_dir
+    out = subprocess.run(a.ccusage.split() + [cmd, "session", "--json", "--offline", "-z", "UTC"],
+                         env=dict(os.environ, **{env: home}), check=True, capture_output=True, text=True).stdout
+    ours = osearch_sessions(a.osearch, kind, root, a.index or os.path.join(tmp, "idx"))
+    theirs = {}
+    for s in json.loads(out).get("sessions", []):
+        sid = next((o for o in ours if s["sessionId"].endswith(o)), s["sessionId"])
+        row = theirs.setdefault(sid, {k: 0 for k, _ in FIELDS})
+        for k, their_key in FIELDS:
+            row[k] += int(s.get(their_key, 0))
+    return compare(f"{kind} sessions", theirs, ours, a.show)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--claude-config-dir", required=True)
+    ap.add_argument("--claude-config-dir")
+    ap.add_argument("--codex-home")
+    ap.add_argument("--pi-agent-dir")
+    ap.add_argument("--pi-kind", default="pi", choices=["pi", "omp"], help="what --pi-agent-dir holds")
     ap.add_argument("--osearch", default="build/osearch")
     ap.add_argument("--ccusage", default="ccusage", help="command (split on spaces), e.g. 'npx ccusage@20.0.24'")
     ap.add_argument("--index", help="index dir (default: a fresh temporary one)")
     ap.add_argument("--show", type=int, default=20, help="differing sessions to list")
     a = ap.parse_args()
+    if a.codex_home or a.pi_agent_dir:
+        with tempfile.TemporaryDirectory() as tmp:
+            return 0 if not other_agent(a, tmp) else 1
+    if not a.claude_config_dir:
+        ap.error("one of --claude-config-dir, --codex-home, --pi-agent-dir is required")
 
     their_sessions, their_projects, their_rows = run_ccusage(a.ccusage.split(), a.claude_config_dir)
     with tempfile.TemporaryDirectory() as tmp:
