@@ -222,6 +222,18 @@ TEST_CASE("stats tokens per session, per model and per day equal a direct sum ov
   CHECK(rows_of(c.stats({"tokens"}, {{"TZ", "Asia/Kathmandu"}}), "day") == ktm);
   CHECK(rows_of(c.stats({"tokens", "--utc"}, {{"TZ", "Asia/Kathmandu"}}), "day") == utc);
 
+  // Filters: a project, a session prefix, a start day (buckets are whole days' parts in UTC).
+  const std::string posh = "88e16f61-d1b7-47a3-84f1-057e0f96521a";
+  std::map<std::string, Tok> posh_project;
+  for (const auto& sid : {posh, std::string("bf77db8f-a917-4fc4-be70-ca1927a57d56")})
+    if (per_session.count(sid)) posh_project[sid] = per_session.at(sid);
+  CHECK(rows_of(c.stats({"tokens", "--by", "session", "--project", "oh-my-posh"}), "session") == posh_project);
+  CHECK(rows_of(c.stats({"tokens", "--by", "session", "--session", posh.substr(0, 8)}), "session") ==
+        std::map<std::string, Tok>{{posh, per_session.at(posh)}});
+  const std::string from = std::next(utc.begin(), static_cast<std::ptrdiff_t>(utc.size() / 2))->first;
+  std::map<std::string, Tok> since(utc.find(from), utc.end());
+  CHECK(rows_of(c.stats({"tokens", "--utc", "--since", from + "T00:00:00Z"}), "day") == since);
+
   Tok all;
   for (const auto& [k, t] : per_session) all.add(t);
   const Json totals = c.stats({"daily", "--utc"})["totals"];
@@ -376,6 +388,9 @@ TEST_CASE("stats: bad kind or --by is exit 2", "[stats]") {
   StatsCorpus c;
   CHECK(run_osearch({"stats", "nope", "--index", c.idx}).exit_code == 2);
   CHECK(run_osearch({"stats", "models", "--by", "day", "--index", c.idx, "--source", "claude=" + c.src}).exit_code == 2);
+  CHECK(run_osearch({"stats", "tokens", "--tool", "Bash", "--index", c.idx, "--source", "claude=" + c.src}).exit_code == 2);
+  // Filters that say nothing about an aggregate row are not offered.
+  CHECK(run_osearch({"stats", "tokens", "--branch", "main", "--index", c.idx, "--source", "claude=" + c.src}).exit_code == 2);
 }
 
 TEST_CASE("stats: a schema-13 index upgrades keeping an archived session, its aggregates rebuilt", "[stats][upgrade]") {

@@ -306,6 +306,9 @@ StatsResult run_stats(IndexReader& reader, const Filters& filters, const StatsOp
   check_stats_by(o.kind, res.by);
   // Token kinds filter --model on each row's model; the others on the session's models.
   const bool token_kind = o.kind == StatsKind::Tokens || o.kind == StatsKind::Models || o.kind == StatsKind::Daily;
+  // Tokens are not spent by a tool: a --tool there would be ignored, so it is refused.
+  if (token_kind && !filters.tools.empty())
+    throw BadInput("usage", "--tool applies to stats tools and files, not stats " + res.kind);
   Filters session_filters = filters;
   if (token_kind) session_filters.models.clear();
   const bool by_session_field = res.by == "session" || res.by == "project" || res.by == "agent";
