@@ -79,6 +79,10 @@ std::string text_row(const StatsResult& r, const StatsRow& row) {
                   (long long)row.tokens.input, (long long)row.tokens.output, (long long)row.tokens.cache_creation,
                   (long long)row.tokens.cache_read, (long long)usage_total(row.tokens), (long long)row.api_messages);
     out += buf;
+    if (r.kind == "daily") {
+      std::snprintf(buf, sizeof buf, " · %lld messages", (long long)row.messages);
+      out += buf;
+    }
   }
   if (r.kind == "files") {
     std::snprintf(buf, sizeof buf, "  %lld touches", (long long)row.tool_calls);
