@@ -52,6 +52,14 @@ struct FailuresArgs {
   SearchArgs common;
 };
 
+// `stats KIND` (cli/cmd_stats.cpp).
+struct StatsArgs {
+  std::string kind;  // tokens | tools | files | models | daily
+  std::string by;    // "" = the kind's default
+  bool utc = false;
+  SearchArgs search;  // filters and numbers
+};
+
 int cmd_index(const Context& ctx, const IndexArgs& args);
 int cmd_status(const Context& ctx);
 int cmd_check(const Context& ctx);  // exit 1 when a part is damaged
@@ -63,6 +71,7 @@ int cmd_context(const Context& ctx, const ThreadArgs& args);
 int cmd_trace(const Context& ctx, const ThreadArgs& args);
 int cmd_files(const Context& ctx, const FilesArgs& args);        // cli/cmd_files.cpp
 int cmd_failures(const Context& ctx, const FailuresArgs& args);  // cli/cmd_files.cpp
+int cmd_stats(const Context& ctx, const StatsArgs& args);
 
 struct CheckPart;
 // The "parts" array of `check` (and `status` on a damaged index): {part, ok, problem?, detail?}.

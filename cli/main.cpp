@@ -40,6 +40,21 @@ void add_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s, bool with_limit_of
   cmd->add_option("--snippet-chars", s.numbers.snippet_chars, "snippet length in characters (default 200, 0 = none)");
 }
 
+// The filters `stats` honours: the rest (branch, role, type, meta) say nothing about an aggregate
+// row, so they are not offered rather than silently ignored.
+void add_stats_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s) {
+  cmd->add_option("--project", f.project, "case-insensitive substring of the project slug or path");
+  cmd->add_option("--agent", f.agent, "claude|omp|pi|codex");
+  cmd->add_option("--session", f.session, "session id or prefix (repeatable)");
+  cmd->add_option("--since", f.since, "YYYY-MM-DD, ISO 8601, or Ns/Nm/Nh/Nd/Nw ago (to the 15-minute bucket)");
+  cmd->add_option("--until", f.until, "exclusive upper bound, same forms as --since");
+  cmd->add_option("--model", f.model, "model name substring (tokens, models, daily: the row's model; else the session's)");
+  cmd->add_option("--tool", f.tool, "tool name (tools, files)");
+  cmd->add_option("--cwd", f.cwd, "working directory prefix");
+  cmd->add_option("--limit", s.numbers.limit, "maximum rows (1-100000, default 100)");
+  cmd->add_option("--offset", s.numbers.offset, "skip the first N rows");
+}
+
 // The --format an error is printed in when parsing failed before it was read: the last one in argv.
 std::string format_in_argv(int argc, char** argv) {
   std::string format;
@@ -158,6 +173,15 @@ int main(int argc, char** argv) {
   add_filters(failures, fl.common.filters, fl.common);
   OrientArgs orient;
   add_orient_commands(app, orient);  // subagents, workflows, workflow, overview
+  StatsArgs st;
+  auto* stats = app.add_subcommand(
+      "stats", "aggregates: tokens (--by day), tools (--by tool), files, models, daily; days are local unless --utc");
+  stats->add_option("kind", st.kind, "tokens|tools|files|models|daily")
+      ->required()
+      ->check(CLI::IsMember({"tokens", "tools", "files", "models", "daily"}));
+  stats->add_option("--by", st.by, "tokens: day|session|project|model|agent; tools: tool|session|project|day|agent");
+  stats->add_flag("--utc", st.utc, "days in UTC instead of local time (TZ)");
+  add_stats_filters(stats, st.search.filters, st.search);
 
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
@@ -184,6 +208,7 @@ int main(int argc, char** argv) {
     if (*files) return cmd_files(ctx, fa);
     if (*failures) return cmd_failures(ctx, fl);
     if (auto code = run_orient_command(ctx, orient)) return *code;
+    if (*stats) return cmd_stats(ctx, st);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

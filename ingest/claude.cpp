@@ -24,13 +24,32 @@ std::string tool_file_path(std::string_view name, element input) {
   return std::string(p);
 }
 
-void parse_usage(element message, TokenUsage& u) {
-  element usage;
-  if (message["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
+void parse_token_counts(element usage, TokenUsage& u) {
   u.input = int_field(usage, "input_tokens");
   u.output = int_field(usage, "output_tokens");
-  u.cache_creation = int_field(usage, "cache_creation_input_tokens");
+  // The 5-minute/1-hour breakdown when present (as ccusage counts it), else the flat count.
+  element breakdown;
+  if (usage["cache_creation"].get(breakdown) == simdjson::SUCCESS && breakdown.is_object())
+    u.cache_creation = int_field(breakdown, "ephemeral_5m_input_tokens") + int_field(breakdown, "ephemeral_1h_input_tokens");
+  else
+    u.cache_creation = int_field(usage, "cache_creation_input_tokens");
   u.cache_read = int_field(usage, "cache_read_input_tokens");
+}
+
+void parse_usage(element message, Message& m) {
+  element usage;
+  if (message["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
+  parse_token_counts(usage, m.usage);
+  simdjson::dom::array iterations;
+  if (usage["iterations"].get_array().get(iterations) != simdjson::SUCCESS) return;
+  for (element it : iterations) {
+    if (!it.is_object() || str_field(it, "type") != "advisor_message") continue;
+    std::string_view model = str_field(it, "model");
+    if (model.empty()) continue;
+    Message::ModelUsage mu{std::string(model), {}};
+    parse_token_counts(it, mu.usage);
+    m.advisor_usage.push_back(std::move(mu));
+  }
 }
 
 void parse_user_content(element obj, element content, Message& m) {
@@ -174,7 +193,7 @@ bool parse_message(element obj, std::string_view type, Message& m) {
     if (has_message) {
       m.model = std::string(str_field(message, "model"));
       m.api_message_id = bounded_id(str_field(message, "id"));
-      parse_usage(message, m.usage);
+      parse_usage(message, m);
     }
     if (has_content) parse_assistant_content(content, m);
   } else {

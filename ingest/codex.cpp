@@ -112,6 +112,7 @@ void parse_token_count(element event, FileCarry& carry, LineRecords& out) {
   fact.kind = SessionFact::Kind::Usage;
   fact.usage = growth;
   fact.text = carry.model;
+  fact.value = carry.last_timestamp_ms;  // a Usage fact's value is its time: stats buckets the tokens by it
   out.facts.push_back(std::move(fact));
 }
 

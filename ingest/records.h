@@ -60,6 +60,13 @@ struct Message {
   std::string agent_id;
   std::string api_message_id;  // message.id: streamed chunks share it and their usage
   TokenUsage usage;            // as written on the line; the store counts it once per api_message_id
+  // Claude's usage.iterations of type advisor_message: tokens the advisor model spent inside this
+  // API message, counted under that model (the top-level usage is the main model's alone).
+  struct ModelUsage {
+    std::string model;
+    TokenUsage usage;
+  };
+  std::vector<ModelUsage> advisor_usage;
   std::string cwd;
   std::string git_branch;
   std::string version;

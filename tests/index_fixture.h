@@ -309,11 +309,13 @@ std::vector<size_t> line_ends(const std::string& data) {
 // An independent reference for message counts and token totals, from the raw JSON:
 // a message is a user/assistant object with a uuid, stored once per (session, uuid); its session is
 // the file name (main), the directory (nested/workflow agents) or the first sessionId its lines
-// carry (root agent files); usage is counted once per (session, message.id).
+// carry (root agent files); usage is counted once per (session, message.id), its largest (by the
+// sum of the four counts), cache creation from the `cache_creation` object when there is one.
 struct ExpectedSession {
   uint64_t messages = 0;
   TokenUsage tokens;
-  std::set<std::string> uuids, api_ids;
+  std::set<std::string> uuids;
+  std::map<std::string, TokenUsage> api_usage;  // message.id -> the usage counted for it
   std::map<std::string, std::string> first_text;  // uuid -> the words of its first line
 };
 
@@ -359,21 +361,34 @@ std::map<std::string, ExpectedSession> expected_sessions(const std::string& root
       ++e.messages;
       simdjson::dom::element usage;
       if (type != "assistant" || obj["message"]["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
-      std::string_view api_id;
-      if (obj["message"]["id"].get_string().get(api_id) == simdjson::SUCCESS && !api_id.empty() &&
-          !e.api_ids.insert(std::string(api_id)).second)
-        return;
-      auto num = [&](const char* k) -> int64_t {
+      auto num = [](simdjson::dom::element o, const char* k) -> int64_t {
         int64_t v = 0;
         uint64_t u = 0;
-        if (usage[k].get_int64().get(v) == simdjson::SUCCESS) return v;
-        if (usage[k].get_uint64().get(u) == simdjson::SUCCESS) return static_cast<int64_t>(u);
+        if (o[k].get_int64().get(v) == simdjson::SUCCESS) return v;
+        if (o[k].get_uint64().get(u) == simdjson::SUCCESS) return static_cast<int64_t>(u);
         return 0;
       };
-      e.tokens.input += num("input_tokens");
-      e.tokens.output += num("output_tokens");
-      e.tokens.cache_creation += num("cache_creation_input_tokens");
-      e.tokens.cache_read += num("cache_read_input_tokens");
+      TokenUsage t;
+      t.input = num(usage, "input_tokens");
+      t.output = num(usage, "output_tokens");
+      simdjson::dom::element breakdown;
+      t.cache_creation = usage["cache_creation"].get(breakdown) == simdjson::SUCCESS && breakdown.is_object()
+                             ? num(breakdown, "ephemeral_5m_input_tokens") + num(breakdown, "ephemeral_1h_input_tokens")
+                             : num(usage, "cache_creation_input_tokens");
+      t.cache_read = num(usage, "cache_read_input_tokens");
+      auto sum = [](const TokenUsage& x) { return x.input + x.output + x.cache_creation + x.cache_read; };
+      std::string_view api_id;
+      if (obj["message"]["id"].get_string().get(api_id) != simdjson::SUCCESS || api_id.empty()) {
+        e.tokens.add(t);
+        return;
+      }
+      auto [counted, fresh_id] = e.api_usage.try_emplace(std::string(api_id), TokenUsage{});
+      if (!fresh_id && sum(t) <= sum(counted->second)) return;
+      e.tokens.input += t.input - counted->second.input;
+      e.tokens.output += t.output - counted->second.output;
+      e.tokens.cache_creation += t.cache_creation - counted->second.cache_creation;
+      e.tokens.cache_read += t.cache_read - counted->second.cache_read;
+      counted->second = t;
     });
   }
   return out;

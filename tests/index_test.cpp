@@ -102,7 +102,8 @@ TEST_CASE("index: message counts and token totals match the raw transcripts with
     CHECK(session_messages(idx, sid).size() == e.messages);
   }
 
-  // Hand-checked: the Windows session streams one API message over three lines with the same usage.
+  // Hand-checked: the Windows session streams one API message over three lines with the same usage
+  // (the largest of equal ones is the first).
   const SessionRec& win = sessions.at(kWindowsSid);
   CHECK(win.message_count == 7);
   CHECK(win.tokens.input == 11325 + 2);
@@ -113,7 +114,7 @@ TEST_CASE("index: message counts and token totals match the raw transcripts with
   CHECK(win.tool_call_count == 1);
   uint64_t with_usage = 0;
   for (const auto& m : session_messages(idx, kWindowsSid)) with_usage += m.rec.usage.any();
-  CHECK(with_usage == 2);  // the repeated chunks carry zero usage
+  CHECK(with_usage == 2);  // the repeated chunks carry zero usage: the first chunk carries the largest
 
   // Every tool call is stored once, under its session.
   IndexReader r(idx);

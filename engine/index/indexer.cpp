@@ -21,6 +21,7 @@
 #include "engine/store/store_repack.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
+#include "engine/store/usage_agg.h"
 #include "ingest/agent_layout.h"
 #include "ingest/claude.h"
 #include "ingest/claude_layout.h"
@@ -32,7 +33,8 @@ namespace {
 constexpr size_t kMaxShards = 6;
 // Bump when record encodings, keys or the text index's terms change (the tokenizer, the Unicode
 // fold table ingest/unicode_fold_table.inc): the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 15;  // 14: tc_by_path reversed, extra paths, failed_results; 15: subagent usage/model/run
+constexpr uint64_t kSchemaVersion = 16;  // 14: tc_by_path reversed, extra paths, failed_results; 15: subagent usage/model/run;
+                                          // 16: largest usage per API message, usage_agg/tool_agg/file_agg
 // Below this an env's slack is not worth a copy.
 constexpr uint64_t kRepackMinBytes = 4u << 20;
 
@@ -127,13 +129,17 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     });
     delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
       if (auto tc = ToolCallRec::decode(value))
-        for (const auto& path : tc->paths()) txn.del(db.tc_by_path, tool_path_key(path, sid, tc->id));
+        for (const auto& path : tc->paths()) {
+          txn.del(db.tc_by_path, tool_path_key(path, sid, tc->id));
+          txn.del(db.file_agg, pair_key(path, sid));
+        }
     });
     delete_prefix(txn, db.tool_results, pfx, [&](std::string_view, std::string_view value) {
       if (auto tr = ToolResultRec::decode(value); tr && tr->is_error)
         txn.del(db.failed_results, failed_result_key(timestamp_of_message_key(tr->message_key), sid, tr->tool_use_id));
     });
     delete_prefix(txn, db.usage_seen, pfx);
+    delete_session_aggregates(txn, db, sid);
     delete_prefix(txn, db.subagents, pfx);
     delete_prefix(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {
       delete_prefix(txn, db.workflow_agents, std::string(key.substr(pfx.size())) + '\0');

@@ -198,15 +198,9 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   r.api_message_id = m.api_message_id;
   r.key = message_key(sid, m.timestamp_ms, file_tag(file.path), line_offset);
 
-  // Streamed chunks share one API message and its usage: count it once per session.
-  if (m.usage.any()) {
-    std::string uk = m.api_message_id.empty() ? std::string() : pair_key(sid, m.api_message_id);
-    if (uk.empty() || (!usage_seen_.count(uk) && !stored(store_.db().usage_seen, uk))) {
-      if (!uk.empty()) usage_seen_.insert(uk);
-      r.usage = m.usage;
-      s.tokens.add(m.usage);
-    }
-  }
+  // Streamed chunks share one API message: its largest usage counts, once per session.
+  count_message_usage(s, r, m);
+  aggs_.add_usage(sid, r.timestamp_ms, r.model, {}, 0, 1);
 
   ++s.message_count;
   if (m.timestamp_ms > 0) {
@@ -241,6 +235,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
       if (auto tc = ToolCallRec::decode(*v)) pm.tool_names.push_back(tc->name);
     }
     r.tool_call_ids.push_back(res.tool_use_id);
+    count_tool_result(sid, res, r.timestamp_ms);
     ToolResultRec tr;
     tr.tool_use_id = std::move(res.tool_use_id);
     tr.session_id = sid;
@@ -314,6 +309,8 @@ void IngestBatch::record_tool_calls(const std::string& sid, Message& m, const st
     if (call.id.empty() || tool_call_ids_.count(tk) || stored(store_.db().tool_calls, tk)) continue;
     tool_call_ids_.insert(tk);
     tool_names_[tk] = call.name;
+    tool_call_ts_[tk] = ts;
+    aggs_.add_tool(sid, ts, call.name, 1, 0);
     ToolCallRec tc;
     tc.id = call.id;
     tc.session_id = sid;
@@ -324,6 +321,7 @@ void IngestBatch::record_tool_calls(const std::string& sid, Message& m, const st
     tc.file_path = resolve_tool_path(call.file_path, m.cwd);
     for (const auto& p : call.extra_paths) tc.extra_paths.push_back(resolve_tool_path(p, m.cwd));
     tc.timestamp_ms = ts;
+    for (const auto& path : tc.paths()) aggs_.add_file(path, sid);  // as tc_by_path holds them
     tool_calls_.push_back(std::move(tc));
     ++s.tool_call_count;
     ++counters_.tool_calls;
@@ -416,13 +414,7 @@ void IngestBatch::apply_fact(TouchedSession& ts, const SessionFact& f) {
     case SessionFact::Kind::TurnDuration: turn_durations_.emplace_back(s.id, f.ref_uuid, f.value); break;
     case SessionFact::Kind::Summary: break;  // resolved through its leaf uuid
     case SessionFact::Kind::Usage: {
-      // Counted once per (session, line): a rollout read again under a new name repeats its facts.
-      if (!f.ref_uuid.empty()) {
-        std::string uk = pair_key(s.id, f.ref_uuid);
-        if (usage_seen_.count(uk) || stored(store_.db().usage_seen, uk)) break;
-        usage_seen_.insert(std::move(uk));
-      }
-      s.tokens.add(f.usage);
+      count_fact_usage(s, f);
       if (!f.text.empty() && std::find(s.models.begin(), s.models.end(), f.text) == s.models.end())
         s.models.push_back(f.text);
       break;

@@ -19,6 +19,7 @@
 #include "engine/store/store.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
+#include "engine/store/usage_agg.h"
 #include "ingest/source_file.h"
 #include "ingest/records.h"
 
@@ -88,6 +89,18 @@ class IngestBatch {
   WorkflowRec& touch_workflow(const std::string& sid, const std::string& run_id);
   WorkflowAgentRec& touch_workflow_agent(const std::string& sid, const std::string& run_id, const std::string& agent_id);
   bool stored(MDB_dbi dbi, const std::string& key);
+  // Usage counting (ingest_batch_usage.cpp): an API message's largest usage, once per session.
+  struct SeenUsage {
+    std::optional<UsageSeen> value;  // nullopt: counted by an older schema, amount unknown
+    bool changed = false;            // to write with the batch
+  };
+  SeenUsage* find_usage_seen(const std::string& uk);
+  void count_usage(SessionRec& s, const std::string& uk, MessageRec* carrier, int64_t ts, const std::string& model,
+                   const TokenUsage& u);
+  void count_message_usage(SessionRec& s, MessageRec& r, const Message& m);
+  void count_fact_usage(SessionRec& s, const SessionFact& f);
+  void count_tool_result(const std::string& sid, const ToolResult& res, int64_t message_ts);
+  void write_usage(LmdbTxn& txn);
   void write_lmdb(LmdbTxn& txn);  // the records (no file offsets, no shard list); the caller commits
   void write_file_states(LmdbTxn& txn, const std::map<std::string, FileState>& states);
   void finish_in_flight();
@@ -116,7 +129,11 @@ class IngestBatch {
   std::unordered_map<std::string, std::vector<std::string>> sessions_by_uuid_;  // uuid -> sids (batch)
   std::unordered_set<std::string> tool_call_ids_;                 // pair_key(sid, id)
   std::unordered_map<std::string, std::string> tool_names_;       // pair_key(sid, id) -> name
-  std::unordered_set<std::string> usage_seen_;                    // pair_key(sid, api message id)
+  std::unordered_map<std::string, SeenUsage> usage_seen_;         // pair_key(sid, api message id | "@line")
+  std::map<std::string, TokenUsage> usage_fixes_;  // message key -> the larger usage it now carries
+  AggDeltas aggs_;                                  // usage_agg / tool_agg deltas of this batch
+  std::unordered_map<std::string, int64_t> tool_call_ts_;  // pair_key(sid, id) -> call time (batch)
+  std::unordered_set<std::string> tool_result_ids_;        // pair_key(sid, id) of results in the batch
   std::map<std::string, std::string> leaf_summaries_;             // pair_key(leafUuid, project) -> project \0 rank text
   std::map<std::string, std::vector<SessionFact>> early_facts_;   // facts seen before their session
   std::map<std::string, std::string> full_ids_;  // bounded session id -> as written (long ids only)

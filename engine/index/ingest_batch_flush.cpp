@@ -95,6 +95,10 @@ void IngestBatch::flush() {
   tool_call_ids_.clear();
   tool_names_.clear();
   usage_seen_.clear();
+  usage_fixes_.clear();
+  aggs_.clear();
+  tool_call_ts_.clear();
+  tool_result_ids_.clear();
   leaf_summaries_.clear();
   turn_durations_.clear();
   subagents_.clear();
@@ -176,7 +180,7 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
     if (tr.is_error)  // the order `failures` walks, in the result's transaction
       txn.put(db.failed_results, failed_result_key(timestamp_of_message_key(tr.message_key), tr.session_id, tr.tool_use_id), "");
   }
-  for (const auto& uk : usage_seen_) txn.put(db.usage_seen, uk, "");
+  write_usage(txn);  // after the messages: a larger chunk's usage lands on its stored message
   for (const auto& [leaf, value] : leaf_summaries_) txn.put(db.leaf_summary, leaf, value);
   for (const auto& [key, rec] : subagents_) {
     if (subagent_is_new_[key]) {

@@ -1,4 +1,5 @@
 #include "engine/index/salvage.h"
+#include "engine/store/usage_agg.h"
 
 #include <poll.h>
 #ifdef __linux__
@@ -186,7 +187,9 @@ class ChildSalvage {
     // 13 -> 14 stores tool-call paths absolute, with apply_patch's files (migrate_tool_call_13);
     //   tc_by_path (reversed paths) and failed_results are derived in write_session;
     // 14 -> 15 appended its transcript's usage, model and workflow run to a subagent record, which
-    //   an older record lacks (SubagentRec::usage_complete says so).
+    //   an older record lacks (SubagentRec::usage_complete says so);
+    // 15 -> 16 added the usage aggregates (rebuilt for each archived session by write_session) and
+    //   a usage_seen value (an older empty one reads as "counted, amount unknown").
     const uint64_t old_schema = meta_u64(meta_key::kSchema);
     legacy_files_ = old_schema == 10 && t_.schema == 11;
     const bool chained = old_schema >= 12 && old_schema <= t_.schema;
@@ -317,6 +320,8 @@ class ChildSalvage {
     for (const auto& kv : s.files) w.put(db.files, kv.key, kv.value);
     for (const auto& kv : s.workflows) w.put(db.workflows, kv.key, kv.value);
     for (const auto& kv : s.workflow_agents) w.put(db.workflow_agents, kv.key, kv.value);
+    // An older schema kept no aggregates (or others): `stats` reads them, so they are made here.
+    rebuild_session_aggregates(w, db, s.id);
   }
 
   // The text log first, then the records that point into it (the writer's crash-safety order).

@@ -316,6 +316,9 @@ void Store::open_dbs() {
   dbis_.epochs = open("epochs");  // sid -> be32 epoch of a session that was dropped and re-read
   dbis_.memories = open("memories");
   dbis_.failed_results = open("failed_results");  // be64 time, sid \0 tool_use_id of results with is_error
+  dbis_.usage_agg = open("usage_agg");  // engine/store/usage_agg.h
+  dbis_.tool_agg = open("tool_agg");
+  dbis_.file_agg = open("file_agg");
   txn.commit();
 }
 
