@@ -18,6 +18,32 @@
 
 namespace {
 
+// The path as `files`/`stats files` key it: a relative POSIX path joined to the line's absolute cwd,
+// "." segments, repeated and trailing slashes dropped, ".." taken back (Windows and ~ paths as written).
+std::string absolute(std::string_view path, std::string_view cwd) {
+  const bool relative = !path.empty() && path[0] != '/' && path[0] != '~' && path[0] != '\\' &&
+                        !(path.size() > 1 && path[1] == ':');
+  if (!relative && (path.empty() || path[0] != '/')) return std::string(path);
+  if (relative && (cwd.empty() || cwd[0] != '/')) return std::string(path);
+  const std::string joined = relative ? std::string(cwd) + "/" + std::string(path) : std::string(path);
+  std::vector<std::string> parts;
+  size_t pos = 0;
+  while (pos <= joined.size()) {
+    size_t slash = joined.find('/', pos);
+    if (slash == std::string::npos) slash = joined.size();
+    const std::string seg = joined.substr(pos, slash - pos);
+    if (seg == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!seg.empty() && seg != ".") {
+      parts.push_back(seg);
+    }
+    pos = slash + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
 // Whole dirs of tests/data/claude: real transcripts, nested subagents, compactions, failed tools.
 const std::vector<std::string> kStatsDirs = {
     "-experiments-worktrees", "D--oh-my-posh", "sample-project", "-Users-alex-workspace-cli",
@@ -129,7 +155,7 @@ struct Oracle {
                 std::string_view path = text(input, "file_path");
                 if (path.empty()) path = text(input, "notebook_path");
                 if (path.empty() && (name == "Grep" || name == "Glob" || name == "LS")) path = text(input, "path");
-                if (!path.empty()) tool_path.emplace(sid + '\0' + std::string(id), std::string(path));
+                if (!path.empty()) tool_path.emplace(sid + '\0' + std::string(id), absolute(path, text(obj, "cwd")));
               }
             }
             bool err = false;
