@@ -58,6 +58,8 @@ def render_md(R):
     la = [m.get("loadavg_at_start"), m.get("loadavg_at_end")]
     L.append(f"- started {m.get('started_at')}; total {m.get('total_seconds', '…')} s; page cache warm for all steps; "
              f"load average (1/5/15 min) at start {la[0]}, at end {la[1]}\n")
+    if m.get("commands_only"):
+        return "\n".join(L + render_commands(S.get("commands")))
     if not m.get("corpus"):  # --mixed-only
         return "\n".join(L + (render_mixed(R) if m.get("mixed") else []))
 
@@ -114,6 +116,7 @@ def render_md(R):
     li = S.get("list", {})
     L.append(f"| list (--format json) | {fmt_ms(li.get('median_ms'))} | {fmt_ms(li.get('p99_ms'))} | — | — | — | — |")
     L.append("")
+    L.extend(render_commands(S.get("commands")))
     errs = []
     for name, s in S.items():
         e = err_of(s)
@@ -200,4 +203,72 @@ def render_mixed(R):
     if isinstance(st, dict):
         L.append(f"`osearch status` on the mixed index: {st.get('sessions')} sessions, {st.get('messages')} messages; "
                  f"per agent {json.dumps(st.get('agents'))}.\n")
+    return L
+
+
+def render_commands(c):
+    """The query-commands section (issue 10, bench/bench_commands.py)."""
+    if not c:
+        return []
+    if c.get("error"):
+        return ["## Query commands (issue 10)\n", f"- {err_of(c)}\n"]
+    t = c.get("targets") or {}
+    sc = c.get("scale") or {}
+    L = ["## Query commands (issue 10)\n",
+         f"CLI wall, {c.get('runs_per_mode')} runs per mode after one warm-up, default path (refreshes first) and "
+         f"`--no-refresh` interleaved, `--format json`. Targets picked from the index (seeded): largest session "
+         f"`{t.get('big_session')}` ({t.get('big_session_messages')} messages, {t.get('thread_returned')} returned by "
+         f"thread), median session `{t.get('median_session')}` ({t.get('median_session_messages')} messages), "
+         f"deep message `{t.get('deep_uuid')}` (trace chain {t.get('deep_uuid_chain')}, end {t.get('deep_uuid_chain_end')}), "
+         f"most-touched path `{t.get('top_path')}` ({t.get('top_path_tool_calls')} tool calls name it), suffix "
+         f"`{t.get('top_suffix')}`.\n",
+         "| command | default median | default p99 | --no-refresh median | --no-refresh p99 | engine took_ms | "
+         "results | output | ≤ 20 ms |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for r in c.get("commands") or []:
+        if r.get("skipped"):
+            L.append(f"| {r['name']} | {r['skipped']} | | | | | | | |")
+            continue
+        d, n = r.get("default") or {}, r.get("no_refresh") or {}
+        ok = d.get("median_ms") is not None and d["median_ms"] <= 20
+        L.append(f"| {r['name']} | {fmt_ms(d.get('median_ms'))} | {fmt_ms(d.get('p99_ms'))} | "
+                 f"{fmt_ms(n.get('median_ms'))} | {fmt_ms(n.get('p99_ms'))} | {fmt_ms(r.get('engine_took_ms'))} | "
+                 f"{r.get('returned', '—')}/{r.get('total', '—')} | {(r.get('output_bytes') or 0) / 1e3:.1f} kB | "
+                 f"{'yes' if ok else '**no**'} {err_of(d) or err_of(n)} |")
+    L.append("")
+    big = {r["name"]: r for r in c.get("commands") or [] if not r.get("skipped")}
+    rows = sc.get("commands") or []
+    if rows:
+        L.append(f"Scale check: the same commands on a corpus a quarter the size ({sc.get('sessions')} sessions, "
+                 f"{sc.get('messages')} messages; {'same targets' if sc.get('same_targets') else 'targets re-picked by the same rules'}).\n")
+        L.append("| command | quarter corpus: default | --no-refresh | full corpus: default | --no-refresh | results (quarter / full) |")
+        L.append("|---|---:|---:|---:|---:|---|")
+        for r in rows:
+            b = big.get(r["name"]) or {}
+            L.append(f"| {r['name']} | {fmt_ms((r.get('default') or {}).get('median_ms'))} | "
+                     f"{fmt_ms((r.get('no_refresh') or {}).get('median_ms'))} | {fmt_ms((b.get('default') or {}).get('median_ms'))} | "
+                     f"{fmt_ms((b.get('no_refresh') or {}).get('median_ms'))} | {r.get('total', '—')} / {b.get('total', '—')} |")
+        L.append("")
+    p = c.get("peers") or {}
+    if p.get("skipped") or p.get("error"):
+        L.append(f"SQLite peer: {p.get('skipped') or p.get('error')}\n")
+        return L
+    L.append("| peer (SQLite `messages` table of bench/sqlite_fts5_peer.py) | rows | in-process median | p99 | "
+             "`sqlite3` CLI median | p99 | osearch default / peer CLI |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|")
+    pairs = [("thread_big", "thread, largest session", "`WHERE session_id=? ORDER BY ts`, index on (session_id, ts)"),
+             ("thread_big_no_index", "thread, largest session", "the same, `NOT INDEXED` (the peer as built: a scan)"),
+             ("thread_median", "thread, median session", "median session, indexed"),
+             ("files_top_path", "files, absolute path", "`text LIKE '%path%'` over every message's text"),
+             ("files_top_suffix", "files, suffix", "`text LIKE '%suffix%'`")]
+    for key, cmd, what in pairs:
+        x = p.get(key)
+        if not x:
+            continue
+        ip, cl = x.get("in_process") or {}, x.get("cli") or {}
+        o = (big.get(cmd) or {}).get("default") or {}
+        L.append(f"| {cmd}: {what} | {x.get('rows')} | {fmt_ms(ip.get('median_ms'))} | {fmt_ms(ip.get('p99_ms'))} | "
+                 f"{fmt_ms(cl.get('median_ms'))} | {fmt_ms(cl.get('p99_ms'))} | {fmt_ratio(o.get('median_ms'), cl.get('median_ms'))} |")
+    L.append(f"| stats: ccusage | {(p.get('stats_ccusage') or {}).get('skipped', '—')} | | | | | |")
+    L.append("")
     return L
