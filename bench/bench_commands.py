@@ -146,8 +146,10 @@ def _argv(template, targets):
 def _stats(runs):
     ok = [r for r in runs if r.get("ok")]
     walls = [r["wall_ms"] for r in ok]
+    cpus = [1000 * ((r.get("user_s") or 0) + (r.get("sys_s") or 0)) for r in ok]
     s = {"runs": len(runs), "ok": len(ok), "median_ms": r3(med(walls)), "p99_ms": r3(pct(walls, 99)),
          "min_ms": r3(min(walls)) if walls else None, "walls_ms": walls,
+         "cpu_median_ms": r3(med(cpus)), "sys_median_ms": r3(med([1000 * (r.get("sys_s") or 0) for r in ok])),
          "peak_rss_mb": max((r.get("maxrss_mb") or 0) for r in ok) if ok else None}
     errs = [r.get("error") for r in runs if not r.get("ok")]
     if errs:
@@ -155,11 +157,25 @@ def _stats(runs):
     return s
 
 
+def time_floor(osearch, base, env, runs=RUNS):
+    """What every command pays before its own work, measured in the same run: a process that does nothing
+    (/bin/true), osearch loading its libraries and parsing arguments (--version), and opening the index
+    (`status --no-refresh`); the default path adds the refresh (`index`, a no-op on an unchanged corpus)."""
+    cmds = {"/bin/true": ["/bin/true"], "osearch --version": [osearch, "--version"],
+            "status --no-refresh": [osearch, "status", *base, "--no-refresh", "--format", "json"],
+            "index (no-op refresh)": [osearch, "index", *base, "--format", "json"]}
+    out = {}
+    for name, cmd in cmds.items():
+        run(cmd, env=env, timeout=600, keep_stdout=False)
+        out[name] = _stats([run(cmd, env=env, timeout=600, keep_stdout=False) for _ in range(runs)])
+    return out
+
+
 def time_command(osearch, base, argv, env, runs=RUNS):
     """One warm-up, then `runs` runs each of the default path and --no-refresh, interleaved (drift hits both)."""
     cmd = [osearch, *argv, *base, "--format", "json"]
     warm = run(cmd, env=env, timeout=600)
-    run([*cmd, "--no-refresh"], env=env, timeout=600, keep_stdout=False)
+    warm_nr = run([*cmd, "--no-refresh"], env=env, timeout=600)
     dflt, norf = [], []
     for _ in range(runs):
         dflt.append(run(cmd, env=env, timeout=600, keep_stdout=False))
@@ -169,6 +185,8 @@ def time_command(osearch, base, argv, env, runs=RUNS):
          "output_bytes": warm.get("stdout_bytes"), "warmup_error": None if warm.get("ok") else warm.get("error")}
     if isinstance(j, dict):
         e["total"], e["returned"], e["engine_took_ms"] = j.get("total"), j.get("returned"), j.get("took_ms")
+        jn = parse_json(warm_nr.get("stdout", "")) if warm_nr.get("ok") else None
+        e["engine_took_ms_no_refresh"] = jn.get("took_ms") if isinstance(jn, dict) else None
         ms = j.get("matches")
         if isinstance(ms, list) and ms and isinstance(ms[0], dict) and isinstance(ms[0].get("chain"), list):
             e["chain_length"], e["chain_end"] = len(ms[0]["chain"]), ms[0].get("chain_end")
@@ -248,6 +266,7 @@ def commands_step(args, osearch, env, log, corpus, idx, db, small=None):
     res = {"index": ensure_index(osearch, idx, base[2:], env, log), "runs_per_mode": RUNS}
     built = built_subcommands(osearch, env)
     res["built_subcommands"] = sorted(built)
+    res["floor"] = time_floor(osearch, base, env)
     log("commands: picking targets ...")
     targets = pick_targets(osearch, base, env, args.seed)
     res["targets"] = targets
@@ -271,27 +290,20 @@ def commands_step(args, osearch, env, log, corpus, idx, db, small=None):
         res["peers"] = {"error": f"{type(e).__name__}: {e}"}
     res["peers"]["stats_ccusage"] = {"skipped": "slot for the stats helper (ccusage claude session --json)"}
     if small:
-        res["scale"] = scale_check(args, osearch, env, log, small, targets, built)
+        res["scale"] = scale_check(args, osearch, env, log, small, base, built)
     return res
 
 
-def scale_check(args, osearch, env, log, small, big_targets, built):
-    """The session/file-scoped commands on the quarter-size corpus: same targets when they exist there."""
+def scale_check(args, osearch, env, log, small, big_base, built):
+    """The session/file-scoped commands with the same targets on both corpora: picked (same rules) in the
+    quarter-size corpus, whose generation rounds the full corpus repeats with the same ids and paths. Each
+    command runs on both indexes back to back; a target missing from the full index is reported, not timed."""
     corpus, idx = small
     base = ["--index", idx, "--source", f"claude={corpus}"]
     out = {"corpus": corpus, "index": ensure_index(osearch, idx, base[2:], env, log)}
     st = _json_of(osearch, base, ["status"], env) or {}
     out["sessions"], out["messages"] = st.get("sessions"), st.get("messages")
-    probe = run([osearch, "thread", big_targets.get("big_session", "-"), "--limit", "1", *base, "--no-refresh",
-                 "--format", "json"], env=env, timeout=60)
-    probe_f = run([osearch, "files", big_targets.get("top_path", "/-"), *base, "--no-refresh", "--format", "json"],
-                  env=env, timeout=60)
-    pj = parse_json(probe_f.get("stdout", "")) if probe_f.get("ok") else None
-    if probe.get("ok") and isinstance(pj, dict) and pj.get("total"):
-        out["targets"], out["same_targets"] = big_targets, True
-    else:
-        log("commands: the 500 MB targets are not all in the small corpus; picking by the same rules")
-        out["targets"], out["same_targets"] = pick_targets(osearch, base, env, args.seed), False
+    out["targets"] = pick_targets(osearch, base, env, args.seed)
     rows = []
     for name, template in COMMANDS:
         if name not in SCALE_COMMANDS or template[0] not in built:
@@ -301,7 +313,12 @@ def scale_check(args, osearch, env, log, small, big_targets, built):
             rows.append({"name": name, "skipped": "no target"})
             continue
         log(f"commands (scale): {name}")
-        rows.append({"name": name, **time_command(osearch, base, argv, env)})
+        row = {"name": name, "argv": argv, "quarter": time_command(osearch, base, argv, env)}
+        full = time_command(osearch, big_base, argv, env)
+        if full.get("warmup_error") or full.get("total") != row["quarter"].get("total"):
+            row["full_differs"] = full.get("warmup_error") or f"total {full.get('total')}"
+        row["full"] = full
+        rows.append(row)
     out["commands"] = rows
     return out
 

@@ -222,40 +222,57 @@ def render_commands(c):
          f"deep message `{t.get('deep_uuid')}` (trace chain {t.get('deep_uuid_chain')}, end {t.get('deep_uuid_chain_end')}), "
          f"most-touched path `{t.get('top_path')}` ({t.get('top_path_tool_calls')} tool calls name it), suffix "
          f"`{t.get('top_suffix')}`.\n",
-         "| command | default median | default p99 | --no-refresh median | --no-refresh p99 | engine took_ms | "
-         "results | output | ≤ 20 ms |",
-         "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+         "| command | default median | default p99 | --no-refresh median | --no-refresh p99 | CPU (user+sys), default / "
+         "--no-refresh | --no-refresh above `--version` | engine took_ms, default / --no-refresh | results | output | ≤ 20 ms |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    fl = c.get("floor") or {}
+    ver = (fl.get("osearch --version") or {}).get("median_ms")
+    for name, f in fl.items():
+        L.append(f"| floor: `{name}` | {fmt_ms(f.get('median_ms'))} | {fmt_ms(f.get('p99_ms'))} | | | "
+                 f"{fmt_ms(f.get('cpu_median_ms'))} | | | | | |")
     for r in c.get("commands") or []:
         if r.get("skipped"):
-            L.append(f"| {r['name']} | {r['skipped']} | | | | | | | |")
+            L.append(f"| {r['name']} | {r['skipped']} | | | | | | | | | |")
             continue
         d, n = r.get("default") or {}, r.get("no_refresh") or {}
         ok = d.get("median_ms") is not None and d["median_ms"] <= 20
         L.append(f"| {r['name']} | {fmt_ms(d.get('median_ms'))} | {fmt_ms(d.get('p99_ms'))} | "
-                 f"{fmt_ms(n.get('median_ms'))} | {fmt_ms(n.get('p99_ms'))} | {fmt_ms(r.get('engine_took_ms'))} | "
+                 f"{fmt_ms(n.get('median_ms'))} | {fmt_ms(n.get('p99_ms'))} | "
+                 f"{fmt_ms(d.get('cpu_median_ms'))} / {fmt_ms(n.get('cpu_median_ms'))} | "
+                 f"{fmt_ms(n['median_ms'] - ver) if ver is not None and n.get('median_ms') is not None else '—'} | "
+                 f"{fmt_ms(r.get('engine_took_ms'))} / {fmt_ms(r.get('engine_took_ms_no_refresh'))} | "
                  f"{r.get('returned', '—')}/{r.get('total', '—')} | {(r.get('output_bytes') or 0) / 1e3:.1f} kB | "
                  f"{'yes' if ok else '**no**'} {err_of(d) or err_of(n)} |")
     L.append("")
     big = {r["name"]: r for r in c.get("commands") or [] if not r.get("skipped")}
     rows = sc.get("commands") or []
     if rows:
-        L.append(f"Scale check: the same commands on a corpus a quarter the size ({sc.get('sessions')} sessions, "
-                 f"{sc.get('messages')} messages; {'same targets' if sc.get('same_targets') else 'targets re-picked by the same rules'}).\n")
-        L.append("| command | quarter corpus: default | --no-refresh | full corpus: default | --no-refresh | results (quarter / full) |")
-        L.append("|---|---:|---:|---:|---:|---|")
+        st = t2 = sc.get("targets") or {}
+        L.append(f"Scale check (cost must not grow with the number of sessions): the same argv on a corpus a quarter "
+                 f"the size ({sc.get('sessions')} sessions, {sc.get('messages')} messages) and on the full one, back "
+                 f"to back; targets picked in the quarter corpus by the same rules (session `{t2.get('big_session')}`, "
+                 f"message `{t2.get('deep_uuid')}`, path `{st.get('top_path')}`).\n")
+        L.append("| command | quarter: default | quarter: --no-refresh | full: default | full: --no-refresh | "
+                 "full ÷ quarter (--no-refresh) | results (quarter / full) |")
+        L.append("|---|---:|---:|---:|---:|---:|---|")
         for r in rows:
-            b = big.get(r["name"]) or {}
-            L.append(f"| {r['name']} | {fmt_ms((r.get('default') or {}).get('median_ms'))} | "
-                     f"{fmt_ms((r.get('no_refresh') or {}).get('median_ms'))} | {fmt_ms((b.get('default') or {}).get('median_ms'))} | "
-                     f"{fmt_ms((b.get('no_refresh') or {}).get('median_ms'))} | {r.get('total', '—')} / {b.get('total', '—')} |")
+            if r.get("skipped"):
+                L.append(f"| {r['name']} | {r['skipped']} | | | | | |")
+                continue
+            q, f = r.get("quarter") or {}, r.get("full") or {}
+            qd, qn, fd, fn = (x.get(k) or {} for x in (q, f) for k in ("default", "no_refresh"))
+            L.append(f"| {r['name']} | {fmt_ms(qd.get('median_ms'))} | {fmt_ms(qn.get('median_ms'))} | "
+                     f"{fmt_ms(fd.get('median_ms'))} | {fmt_ms(fn.get('median_ms'))} | "
+                     f"{fmt_ratio(fn.get('median_ms'), qn.get('median_ms'))} | {q.get('total', '—')} / {f.get('total', '—')}"
+                     f"{' (differs: ' + str(r['full_differs']) + ')' if r.get('full_differs') else ''} |")
         L.append("")
     p = c.get("peers") or {}
     if p.get("skipped") or p.get("error"):
         L.append(f"SQLite peer: {p.get('skipped') or p.get('error')}\n")
         return L
     L.append("| peer (SQLite `messages` table of bench/sqlite_fts5_peer.py) | rows | in-process median | p99 | "
-             "`sqlite3` CLI median | p99 | osearch default / peer CLI |")
-    L.append("|---|---:|---:|---:|---:|---:|---:|")
+             "`sqlite3` CLI median | p99 | osearch default / peer CLI | osearch --no-refresh / peer CLI |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
     pairs = [("thread_big", "thread, largest session", "`WHERE session_id=? ORDER BY ts`, index on (session_id, ts)"),
              ("thread_big_no_index", "thread, largest session", "the same, `NOT INDEXED` (the peer as built: a scan)"),
              ("thread_median", "thread, median session", "median session, indexed"),
@@ -267,8 +284,10 @@ def render_commands(c):
             continue
         ip, cl = x.get("in_process") or {}, x.get("cli") or {}
         o = (big.get(cmd) or {}).get("default") or {}
+        on = (big.get(cmd) or {}).get("no_refresh") or {}
         L.append(f"| {cmd}: {what} | {x.get('rows')} | {fmt_ms(ip.get('median_ms'))} | {fmt_ms(ip.get('p99_ms'))} | "
-                 f"{fmt_ms(cl.get('median_ms'))} | {fmt_ms(cl.get('p99_ms'))} | {fmt_ratio(o.get('median_ms'), cl.get('median_ms'))} |")
-    L.append(f"| stats: ccusage | {(p.get('stats_ccusage') or {}).get('skipped', '—')} | | | | | |")
+                 f"{fmt_ms(cl.get('median_ms'))} | {fmt_ms(cl.get('p99_ms'))} | {fmt_ratio(o.get('median_ms'), cl.get('median_ms'))} | "
+                 f"{fmt_ratio(on.get('median_ms'), cl.get('median_ms'))} |")
+    L.append(f"| stats: ccusage | {(p.get('stats_ccusage') or {}).get('skipped', '—')} | | | | | | |")
     L.append("")
     return L
