@@ -164,24 +164,47 @@ def time_floor(osearch, base, env, runs=RUNS):
     cmds = {"/bin/true": ["/bin/true"], "osearch --version": [osearch, "--version"],
             "status --no-refresh": [osearch, "status", *base, "--no-refresh", "--format", "json"],
             "index (no-op refresh)": [osearch, "index", *base, "--format", "json"]}
-    out = {}
-    for name, cmd in cmds.items():
+    for cmd in cmds.values():
         run(cmd, env=env, timeout=600, keep_stdout=False)
-        out[name] = _stats([run(cmd, env=env, timeout=600, keep_stdout=False) for _ in range(runs)])
+    got = interleaved(cmds, env, runs)
+    out = {k: _stats(v) for k, v in got.items()}
+    for k, v in got.items():
+        out[k]["above_version_ms"] = paired_excess(v, got["osearch --version"])
     return out
 
 
-def time_command(osearch, base, argv, env, runs=RUNS):
-    """One warm-up, then `runs` runs each of the default path and --no-refresh, interleaved (drift hits both)."""
+def interleaved(variants, env, runs=RUNS):
+    """Each variant (name -> argv) once per round, `runs` rounds: the machine's drift hits them all alike."""
+    got = {name: [] for name in variants}
+    for _ in range(runs):
+        for name, cmd in variants.items():
+            got[name].append(run(cmd, env=env, timeout=600, keep_stdout=False))
+    return got
+
+
+def paired_excess(runs, floor_runs):
+    """Median over rounds of (this run's wall - the same round's `osearch --version` wall)."""
+    d = [a["wall_ms"] - b["wall_ms"] for a, b in zip(runs, floor_runs) if a.get("ok") and b.get("ok")]
+    return r3(statistics.median(d)) if d else None
+
+
+def time_command(osearch, base, argv, env, runs=RUNS, full_base=None):
+    """One warm-up, then `runs` rounds of: the default path, --no-refresh and `osearch --version` (the process
+    floor, paired per round). With full_base, the same argv on that index too (the scale check)."""
     cmd = [osearch, *argv, *base, "--format", "json"]
     warm = run(cmd, env=env, timeout=600)
     warm_nr = run([*cmd, "--no-refresh"], env=env, timeout=600)
-    dflt, norf = [], []
-    for _ in range(runs):
-        dflt.append(run(cmd, env=env, timeout=600, keep_stdout=False))
-        norf.append(run([*cmd, "--no-refresh"], env=env, timeout=600, keep_stdout=False))
+    variants = {"default": cmd, "no_refresh": [*cmd, "--no-refresh"], "floor": [osearch, "--version"]}
+    if full_base:
+        fcmd = [osearch, *argv, *full_base, "--format", "json"]
+        warm_full = run([*fcmd, "--no-refresh"], env=env, timeout=600)
+        run(fcmd, env=env, timeout=600, keep_stdout=False)
+        variants.update({"full_default": fcmd, "full_no_refresh": [*fcmd, "--no-refresh"]})
+    got = interleaved(variants, env, runs)
     j = parse_json(warm.get("stdout", "")) if warm.get("ok") else None
-    e = {"argv": argv, "default": _stats(dflt), "no_refresh": _stats(norf),
+    e = {"argv": argv, **{k: _stats(v) for k, v in got.items()},
+         "default_above_floor_ms": paired_excess(got["default"], got["floor"]),
+         "no_refresh_above_floor_ms": paired_excess(got["no_refresh"], got["floor"]),
          "output_bytes": warm.get("stdout_bytes"), "warmup_error": None if warm.get("ok") else warm.get("error")}
     if isinstance(j, dict):
         e["total"], e["returned"], e["engine_took_ms"] = j.get("total"), j.get("returned"), j.get("took_ms")
@@ -190,6 +213,11 @@ def time_command(osearch, base, argv, env, runs=RUNS):
         ms = j.get("matches")
         if isinstance(ms, list) and ms and isinstance(ms[0], dict) and isinstance(ms[0].get("chain"), list):
             e["chain_length"], e["chain_end"] = len(ms[0]["chain"]), ms[0].get("chain_end")
+    if full_base:
+        jf = parse_json(warm_full.get("stdout", "")) if warm_full.get("ok") else None
+        e["full_total"] = jf.get("total") if isinstance(jf, dict) else None
+        e["full_output_bytes"] = warm_full.get("stdout_bytes")
+        e["full_error"] = None if warm_full.get("ok") else warm_full.get("error")
     return e
 
 
@@ -263,10 +291,11 @@ def ensure_index(osearch, idx, src, env, log):
 def commands_step(args, osearch, env, log, corpus, idx, db, small=None):
     """small: (corpus, idx) of the quarter-size corpus for the scale check, or None."""
     base = ["--index", idx, "--source", f"claude={corpus}"]
-    res = {"index": ensure_index(osearch, idx, base[2:], env, log), "runs_per_mode": RUNS}
+    runs = 7 if args.quick else RUNS
+    res = {"index": ensure_index(osearch, idx, base[2:], env, log), "runs_per_mode": runs}
     built = built_subcommands(osearch, env)
     res["built_subcommands"] = sorted(built)
-    res["floor"] = time_floor(osearch, base, env)
+    res["floor"] = time_floor(osearch, base, env, runs)
     log("commands: picking targets ...")
     targets = pick_targets(osearch, base, env, args.seed)
     res["targets"] = targets
@@ -280,7 +309,7 @@ def commands_step(args, osearch, env, log, corpus, idx, db, small=None):
             row["skipped"] = "no target in this corpus"
         else:
             log(f"commands: {name}")
-            row.update(time_command(osearch, base, argv, env))
+            row.update(time_command(osearch, base, argv, env, runs))
         rows.append(row)
     res["commands"] = rows
     log("commands: SQLite peers ...")
@@ -290,14 +319,14 @@ def commands_step(args, osearch, env, log, corpus, idx, db, small=None):
         res["peers"] = {"error": f"{type(e).__name__}: {e}"}
     res["peers"]["stats_ccusage"] = {"skipped": "slot for the stats helper (ccusage claude session --json)"}
     if small:
-        res["scale"] = scale_check(args, osearch, env, log, small, base, built)
+        res["scale"] = scale_check(args, osearch, env, log, small, base, built, runs)
     return res
 
 
-def scale_check(args, osearch, env, log, small, big_base, built):
-    """The session/file-scoped commands with the same targets on both corpora: picked (same rules) in the
-    quarter-size corpus, whose generation rounds the full corpus repeats with the same ids and paths. Each
-    command runs on both indexes back to back; a target missing from the full index is reported, not timed."""
+def scale_check(args, osearch, env, log, small, big_base, built, runs):
+    """The session/file-scoped commands with the same argv on both corpora, interleaved: targets picked (same
+    rules) in the quarter-size corpus, whose rounds the full corpus repeats with the same ids (project paths are
+    assigned per corpus, so a path's hits differ: both totals are reported)."""
     corpus, idx = small
     base = ["--index", idx, "--source", f"claude={corpus}"]
     out = {"corpus": corpus, "index": ensure_index(osearch, idx, base[2:], env, log)}
@@ -313,12 +342,7 @@ def scale_check(args, osearch, env, log, small, big_base, built):
             rows.append({"name": name, "skipped": "no target"})
             continue
         log(f"commands (scale): {name}")
-        row = {"name": name, "argv": argv, "quarter": time_command(osearch, base, argv, env)}
-        full = time_command(osearch, big_base, argv, env)
-        if full.get("warmup_error") or full.get("total") != row["quarter"].get("total"):
-            row["full_differs"] = full.get("warmup_error") or f"total {full.get('total')}"
-        row["full"] = full
-        rows.append(row)
+        rows.append({"name": name, **time_command(osearch, base, argv, env, runs, full_base=big_base)})
     out["commands"] = rows
     return out
 

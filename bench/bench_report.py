@@ -223,13 +223,12 @@ def render_commands(c):
          f"most-touched path `{t.get('top_path')}` ({t.get('top_path_tool_calls')} tool calls name it), suffix "
          f"`{t.get('top_suffix')}`.\n",
          "| command | default median | default p99 | --no-refresh median | --no-refresh p99 | CPU (user+sys), default / "
-         "--no-refresh | --no-refresh above `--version` | engine took_ms, default / --no-refresh | results | output | ≤ 20 ms |",
+         "--no-refresh | above `--version` (paired), default / --no-refresh | engine took_ms, default / --no-refresh | "
+         "results | output | ≤ 20 ms |",
          "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
-    fl = c.get("floor") or {}
-    ver = (fl.get("osearch --version") or {}).get("median_ms")
-    for name, f in fl.items():
+    for name, f in (c.get("floor") or {}).items():
         L.append(f"| floor: `{name}` | {fmt_ms(f.get('median_ms'))} | {fmt_ms(f.get('p99_ms'))} | | | "
-                 f"{fmt_ms(f.get('cpu_median_ms'))} | | | | | |")
+                 f"{fmt_ms(f.get('cpu_median_ms'))} | {fmt_ms(f.get('above_version_ms'))} | | | | |")
     for r in c.get("commands") or []:
         if r.get("skipped"):
             L.append(f"| {r['name']} | {r['skipped']} | | | | | | | | | |")
@@ -239,7 +238,7 @@ def render_commands(c):
         L.append(f"| {r['name']} | {fmt_ms(d.get('median_ms'))} | {fmt_ms(d.get('p99_ms'))} | "
                  f"{fmt_ms(n.get('median_ms'))} | {fmt_ms(n.get('p99_ms'))} | "
                  f"{fmt_ms(d.get('cpu_median_ms'))} / {fmt_ms(n.get('cpu_median_ms'))} | "
-                 f"{fmt_ms(n['median_ms'] - ver) if ver is not None and n.get('median_ms') is not None else '—'} | "
+                 f"{fmt_ms(r.get('default_above_floor_ms'))} / {fmt_ms(r.get('no_refresh_above_floor_ms'))} | "
                  f"{fmt_ms(r.get('engine_took_ms'))} / {fmt_ms(r.get('engine_took_ms_no_refresh'))} | "
                  f"{r.get('returned', '—')}/{r.get('total', '—')} | {(r.get('output_bytes') or 0) / 1e3:.1f} kB | "
                  f"{'yes' if ok else '**no**'} {err_of(d) or err_of(n)} |")
@@ -247,24 +246,25 @@ def render_commands(c):
     big = {r["name"]: r for r in c.get("commands") or [] if not r.get("skipped")}
     rows = sc.get("commands") or []
     if rows:
-        st = t2 = sc.get("targets") or {}
+        t2 = sc.get("targets") or {}
         L.append(f"Scale check (cost must not grow with the number of sessions): the same argv on a corpus a quarter "
-                 f"the size ({sc.get('sessions')} sessions, {sc.get('messages')} messages) and on the full one, back "
-                 f"to back; targets picked in the quarter corpus by the same rules (session `{t2.get('big_session')}`, "
-                 f"message `{t2.get('deep_uuid')}`, path `{st.get('top_path')}`).\n")
+                 f"the size ({sc.get('sessions')} sessions, {sc.get('messages')} messages) and on the full one, "
+                 f"interleaved; targets picked in the quarter corpus by the same rules (session `{t2.get('big_session')}`, "
+                 f"message `{t2.get('deep_uuid')}`, path `{t2.get('top_path')}`; project paths are assigned per corpus, so "
+                 f"a path's hits differ).\n")
         L.append("| command | quarter: default | quarter: --no-refresh | full: default | full: --no-refresh | "
-                 "full ÷ quarter (--no-refresh) | results (quarter / full) |")
-        L.append("|---|---:|---:|---:|---:|---:|---|")
+                 "full ÷ quarter (--no-refresh) | results (quarter / full) | output (quarter / full) |")
+        L.append("|---|---:|---:|---:|---:|---:|---|---|")
         for r in rows:
             if r.get("skipped"):
-                L.append(f"| {r['name']} | {r['skipped']} | | | | | |")
+                L.append(f"| {r['name']} | {r['skipped']} | | | | | | |")
                 continue
-            q, f = r.get("quarter") or {}, r.get("full") or {}
-            qd, qn, fd, fn = (x.get(k) or {} for x in (q, f) for k in ("default", "no_refresh"))
+            qd, qn, fd, fn = (r.get(k) or {} for k in ("default", "no_refresh", "full_default", "full_no_refresh"))
             L.append(f"| {r['name']} | {fmt_ms(qd.get('median_ms'))} | {fmt_ms(qn.get('median_ms'))} | "
                      f"{fmt_ms(fd.get('median_ms'))} | {fmt_ms(fn.get('median_ms'))} | "
-                     f"{fmt_ratio(fn.get('median_ms'), qn.get('median_ms'))} | {q.get('total', '—')} / {f.get('total', '—')}"
-                     f"{' (differs: ' + str(r['full_differs']) + ')' if r.get('full_differs') else ''} |")
+                     f"{fmt_ratio(fn.get('median_ms'), qn.get('median_ms'))} | {r.get('total', '—')} / "
+                     f"{r.get('full_total', '—')} | {(r.get('output_bytes') or 0) / 1e3:.0f} / "
+                     f"{(r.get('full_output_bytes') or 0) / 1e3:.0f} kB {err_of(fn) or r.get('full_error') or ''} |")
         L.append("")
     p = c.get("peers") or {}
     if p.get("skipped") or p.get("error"):
