@@ -8,7 +8,7 @@ reusing OUT/corpus-<N>mb, OUT/index-<N>mb and OUT/fts5-<N>mb.sqlite when present
 Targets are picked from the index itself (osearch list / thread output), deterministically for --seed:
   big_session     the session with the most messages (ties: a seeded choice among them)
   median_session  the middle session by message count
-  deep_uuid       a message of big_session in the deepest tenth of its parent chain (seeded choice)
+  deep_uuid       of 8 seeded messages from the last tenth of big_session, the one with the longest trace chain
   top_path        the absolute path most tool calls name (file_path of every tool call of every session)
   top_suffix      the last two components of top_path (`src/x.rs` style)
 A command whose subcommand `osearch --help` does not list is reported as "not built".
@@ -25,7 +25,8 @@ from bench_util import med, parse_json, pct, r3, run
 
 RUNS = 21  # timed runs per command and mode, after one warm-up
 
-# (name, argv after the subcommand's global options). Adding a command is one line; {placeholders} are targets.
+# (name, subcommand and its arguments; --index/--source/--format are appended). Adding a command is one line;
+# {placeholders} are targets. A subcommand `osearch --help` does not list is reported "not built".
 COMMANDS = [
     ("thread, largest session", ["thread", "{big_session}"]),
     ("thread, median session", ["thread", "{median_session}"]),
