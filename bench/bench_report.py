@@ -276,6 +276,7 @@ def render_commands(c):
     pairs = [("thread_big", "thread, largest session", "`WHERE session_id=? ORDER BY ts`, index on (session_id, ts)"),
              ("thread_big_no_index", "thread, largest session", "the same, `NOT INDEXED` (the peer as built: a scan)"),
              ("thread_median", "thread, median session", "median session, indexed"),
+             ("thread_median_no_index", "thread, median session", "median session, `NOT INDEXED`"),
              ("files_top_path", "files, absolute path", "`text LIKE '%path%'` over every message's text"),
              ("files_top_suffix", "files, suffix", "`text LIKE '%suffix%'`")]
     for key, cmd, what in pairs:
