@@ -58,6 +58,8 @@ def render_md(R):
     la = [m.get("loadavg_at_start"), m.get("loadavg_at_end")]
     L.append(f"- started {m.get('started_at')}; total {m.get('total_seconds', '…')} s; page cache warm for all steps; "
              f"load average (1/5/15 min) at start {la[0]}, at end {la[1]}\n")
+    if m.get("commands_only"):
+        return "\n".join(L + render_commands(S.get("commands")))
     if not m.get("corpus"):  # --mixed-only
         return "\n".join(L + (render_mixed(R) if m.get("mixed") else []))
 
@@ -114,6 +116,7 @@ def render_md(R):
     li = S.get("list", {})
     L.append(f"| list (--format json) | {fmt_ms(li.get('median_ms'))} | {fmt_ms(li.get('p99_ms'))} | — | — | — | — |")
     L.append("")
+    L.extend(render_commands(S.get("commands")))
     errs = []
     for name, s in S.items():
         e = err_of(s)
@@ -200,4 +203,92 @@ def render_mixed(R):
     if isinstance(st, dict):
         L.append(f"`osearch status` on the mixed index: {st.get('sessions')} sessions, {st.get('messages')} messages; "
                  f"per agent {json.dumps(st.get('agents'))}.\n")
+    return L
+
+
+def render_commands(c):
+    """The query-commands section (issue 10, bench/bench_commands.py)."""
+    if not c:
+        return []
+    if c.get("error"):
+        return ["## Query commands (issue 10)\n", f"- {err_of(c)}\n"]
+    t = c.get("targets") or {}
+    sc = c.get("scale") or {}
+    L = ["## Query commands (issue 10)\n",
+         f"CLI wall, {c.get('runs_per_mode')} runs per mode after one warm-up, default path (refreshes first) and "
+         f"`--no-refresh` interleaved, `--format json`. Targets picked from the index (seeded): largest session "
+         f"`{t.get('big_session')}` ({t.get('big_session_messages')} messages, {t.get('thread_returned')} returned by "
+         f"thread), median session `{t.get('median_session')}` ({t.get('median_session_messages')} messages), "
+         f"deep message `{t.get('deep_uuid')}` (trace chain {t.get('deep_uuid_chain')}, end {t.get('deep_uuid_chain_end')}), "
+         f"most-touched path `{t.get('top_path')}` ({t.get('top_path_tool_calls')} tool calls name it), suffix "
+         f"`{t.get('top_suffix')}`.\n",
+         "| command | default median | default p99 | --no-refresh median | --no-refresh p99 | CPU (user+sys), default / "
+         "--no-refresh | above `--version` (paired), default / --no-refresh | engine took_ms, default / --no-refresh | "
+         "results | output | ≤ 20 ms |",
+         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for name, f in (c.get("floor") or {}).items():
+        L.append(f"| floor: `{name}` | {fmt_ms(f.get('median_ms'))} | {fmt_ms(f.get('p99_ms'))} | | | "
+                 f"{fmt_ms(f.get('cpu_median_ms'))} | {fmt_ms(f.get('above_version_ms'))} | | | | |")
+    for r in c.get("commands") or []:
+        if r.get("skipped"):
+            L.append(f"| {r['name']} | {r['skipped']} | | | | | | | | | |")
+            continue
+        d, n = r.get("default") or {}, r.get("no_refresh") or {}
+        ok = d.get("median_ms") is not None and d["median_ms"] <= 20
+        L.append(f"| {r['name']} | {fmt_ms(d.get('median_ms'))} | {fmt_ms(d.get('p99_ms'))} | "
+                 f"{fmt_ms(n.get('median_ms'))} | {fmt_ms(n.get('p99_ms'))} | "
+                 f"{fmt_ms(d.get('cpu_median_ms'))} / {fmt_ms(n.get('cpu_median_ms'))} | "
+                 f"{fmt_ms(r.get('default_above_floor_ms'))} / {fmt_ms(r.get('no_refresh_above_floor_ms'))} | "
+                 f"{fmt_ms(r.get('engine_took_ms'))} / {fmt_ms(r.get('engine_took_ms_no_refresh'))} | "
+                 f"{r.get('returned', '—')}/{r.get('total', '—')} | {(r.get('output_bytes') or 0) / 1e3:.1f} kB | "
+                 f"{'yes' if ok else '**no**'} {err_of(d) or err_of(n)} |")
+    L.append("")
+    big = {r["name"]: r for r in c.get("commands") or [] if not r.get("skipped")}
+    rows = sc.get("commands") or []
+    if rows:
+        t2 = sc.get("targets") or {}
+        L.append(f"Scale check (cost must not grow with the number of sessions): the same argv on a corpus a quarter "
+                 f"the size ({sc.get('sessions')} sessions, {sc.get('messages')} messages) and on the full one, "
+                 f"interleaved; targets picked in the quarter corpus by the same rules (session `{t2.get('big_session')}`, "
+                 f"message `{t2.get('deep_uuid')}`, path `{t2.get('top_path')}`; project paths are assigned per corpus, so "
+                 f"a path's hits differ).\n")
+        L.append("| command | quarter: default | quarter: --no-refresh | full: default | full: --no-refresh | "
+                 "full ÷ quarter (--no-refresh) | results (quarter / full) | output (quarter / full) |")
+        L.append("|---|---:|---:|---:|---:|---:|---|---|")
+        for r in rows:
+            if r.get("skipped"):
+                L.append(f"| {r['name']} | {r['skipped']} | | | | | | |")
+                continue
+            qd, qn, fd, fn = (r.get(k) or {} for k in ("default", "no_refresh", "full_default", "full_no_refresh"))
+            L.append(f"| {r['name']} | {fmt_ms(qd.get('median_ms'))} | {fmt_ms(qn.get('median_ms'))} | "
+                     f"{fmt_ms(fd.get('median_ms'))} | {fmt_ms(fn.get('median_ms'))} | "
+                     f"{fmt_ratio(fn.get('median_ms'), qn.get('median_ms'))} | {r.get('total', '—')} / "
+                     f"{r.get('full_total', '—')} | {(r.get('output_bytes') or 0) / 1e3:.0f} / "
+                     f"{(r.get('full_output_bytes') or 0) / 1e3:.0f} kB {err_of(fn) or r.get('full_error') or ''} |")
+        L.append("")
+    p = c.get("peers") or {}
+    if p.get("skipped") or p.get("error"):
+        L.append(f"SQLite peer: {p.get('skipped') or p.get('error')}\n")
+        return L
+    L.append("| peer (SQLite `messages` table of bench/sqlite_fts5_peer.py) | rows | in-process median | p99 | "
+             "`sqlite3` CLI median | p99 | osearch default / peer CLI | osearch --no-refresh / peer CLI |")
+    L.append("|---|---:|---:|---:|---:|---:|---:|---:|")
+    pairs = [("thread_big", "thread, largest session", "`WHERE session_id=? ORDER BY ts`, index on (session_id, ts)"),
+             ("thread_big_no_index", "thread, largest session", "the same, `NOT INDEXED` (the peer as built: a scan)"),
+             ("thread_median", "thread, median session", "median session, indexed"),
+             ("thread_median_no_index", "thread, median session", "median session, `NOT INDEXED`"),
+             ("files_top_path", "files, absolute path", "`text LIKE '%path%'` over every message's text"),
+             ("files_top_suffix", "files, suffix", "`text LIKE '%suffix%'`")]
+    for key, cmd, what in pairs:
+        x = p.get(key)
+        if not x:
+            continue
+        ip, cl = x.get("in_process") or {}, x.get("cli") or {}
+        o = (big.get(cmd) or {}).get("default") or {}
+        on = (big.get(cmd) or {}).get("no_refresh") or {}
+        L.append(f"| {cmd}: {what} | {x.get('rows')} | {fmt_ms(ip.get('median_ms'))} | {fmt_ms(ip.get('p99_ms'))} | "
+                 f"{fmt_ms(cl.get('median_ms'))} | {fmt_ms(cl.get('p99_ms'))} | {fmt_ratio(o.get('median_ms'), cl.get('median_ms'))} | "
+                 f"{fmt_ratio(on.get('median_ms'), cl.get('median_ms'))} |")
+    L.append(f"| stats: ccusage | {(p.get('stats_ccusage') or {}).get('skipped', '—')} | | | | | | |")
+    L.append("")
     return L

@@ -25,8 +25,14 @@ run goes on when a command fails):
   keyword           >= 50 two-word queries, osearch CLI wall vs SQLite FTS5 (in-process + CLI)
   content           osearch content vs rg -l for 3 patterns (median of 7)
   list              osearch list (median of 21)
+  commands          the issue-10 query commands (bench/bench_commands.py): thread, context, trace, files,
+                    failures (+ stats, subagents, workflows, overview once built), 21 runs each on the default
+                    path and with --no-refresh; the scoped ones again on a corpus a quarter the size; SQLite peers
   status            osearch status output
   index +1MB        append ~1 MB of new lines to a few sessions, osearch index (median of 5)
+
+--commands-only runs just the commands step, reusing OUT/corpus-<N>mb, OUT/index-<N>mb and the SQLite db
+when present (and keeping them).
 
 The appended lines are removed again (files truncated to their old size) at the end.
 Writes OUT/results.json (all raw figures) and OUT/results.md (summary table).
@@ -55,6 +61,7 @@ sys.path.insert(0, HERE)
 import sqlite_fts5_peer as peer  # noqa: E402
 from bench_mixed import mixed_steps  # noqa: E402
 from known_item_bench import known_item_steps  # noqa: E402
+from bench_commands import commands_cleanup, commands_line  # noqa: E402
 from bench_report import write_results  # noqa: E402
 from bench_util import *  # noqa: E402,F401,F403
 from bench_corpus import *  # noqa: E402,F401,F403
@@ -86,10 +93,14 @@ def main():
     which.add_argument("--no-mixed", action="store_true", help="skip the mixed-agent line")
     which.add_argument("--mixed-only", action="store_true", help="run only the mixed-agent line")
     which.add_argument("--known-item-only", action="store_true", help="run only the known-item line (issue 9)")
+    which.add_argument("--commands-only", action="store_true",
+                       help="run only the query-commands step (issue 10), reusing the corpus, index and SQLite db")
     ap.add_argument("--no-known-item", action="store_true", help="skip the known-item line")
     args = ap.parse_args()
     if args.known_item_only:  # the other lines are off
         args.no_mixed = True
+    if args.commands_only:
+        args.no_mixed = args.no_known_item = args.keep_index = True
 
     q = args.quick
     reps = {"full": 1 if q else 5, "noop": 5 if q else 11,
@@ -119,7 +130,7 @@ def main():
     R = {"meta": {
         "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version(),
-        "platform": platform.platform(), "quick": q, "repetitions": reps,
+        "platform": platform.platform(), "quick": q, "repetitions": reps, "commands_only": args.commands_only,
         "osearch": osearch, "osearch_exists": os.access(osearch, os.X_OK),
         "corpus": corpus, "corpus_bytes": corpus_bytes, "corpus_files": len(jsonl_files(corpus)) if corpus else 0,
         "corpus_stamp": stamp, "index_dir": idx,
@@ -316,6 +327,9 @@ def main():
             return s
         step("list", list_step)
 
+        # 6b. the issue-10 query commands, side by side with SQLite peers, and the scale check
+        step("commands", lambda: commands_line(args, osearch, env, log, corpus, idx))
+
         # 7. status
         def status():
             r = run([osearch, "status", "--index", idx, *src, "--format", "json"], env=env, timeout=120)
@@ -352,7 +366,9 @@ def main():
             if append_state["orig_size"]:
                 log(f"restored {len(append_state['orig_size'])} appended files to their old size")
 
-    if not args.mixed_only and not args.known_item_only:
+    if args.commands_only:
+        step("commands", lambda: commands_line(args, osearch, env, log, corpus, idx))
+    elif not args.mixed_only and not args.known_item_only:
         claude_line()
     if not args.no_mixed:
         mixed_steps(args, osearch, env, log, step, R)
@@ -361,6 +377,7 @@ def main():
 
     if not args.keep_index:
         shutil.rmtree(idx, ignore_errors=True)
+        commands_cleanup(args)
         db = os.path.join(args.out, f"fts5-{args.corpus_mb:g}mb.sqlite")
         for s_ in ("", "-wal", "-shm"):
             if os.path.exists(db + s_):
