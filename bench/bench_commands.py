@@ -15,6 +15,8 @@ A command whose subcommand `osearch --help` does not list is reported as "not bu
 """
 
 import os
+import shutil
+import tempfile
 import random
 import sqlite3
 import statistics
@@ -318,10 +320,48 @@ def commands_step(args, osearch, env, log, corpus, idx, db, small=None):
         res["peers"] = peer_steps(db, targets)
     except Exception as e:  # noqa: BLE001 - a failing peer must not lose the osearch figures
         res["peers"] = {"error": f"{type(e).__name__}: {e}"}
-    res["peers"]["stats_ccusage"] = {"skipped": "slot for the stats helper (ccusage claude session --json)"}
+    res["peers"]["stats_ccusage"] = ccusage_peer(osearch, base, env, args)
     if small:
         res["scale"] = scale_check(args, osearch, env, log, small, base, built, runs)
     return res
+
+
+def find_ccusage():
+    """ccusage 20.0.24 (npm): $OSEARCH_CCUSAGE, else on PATH, else the copy bench/ccusage_compare.py's notes use."""
+    for c in (os.environ.get("OSEARCH_CCUSAGE"), shutil.which("ccusage"), "/tmp/ccu/node_modules/.bin/ccusage"):
+        if c and os.path.exists(c):
+            return c
+    return None
+
+
+def ccusage_peer(osearch, base, env, args, runs=5):
+    """Per-session token totals of the whole corpus: `ccusage claude session --json --offline -z UTC` (it reads
+    every transcript on each call) against `osearch stats tokens --by session` on the default path, both CLI wall.
+    The corpus is the Claude line's projects tree; ccusage finds it as <CLAUDE_CONFIG_DIR>/projects."""
+    ccusage = find_ccusage()
+    if not ccusage:
+        return {"skipped": "ccusage not installed (npm install -g ccusage@20.0.24, or set OSEARCH_CCUSAGE)"}
+    corpus = next((b.split("=", 1)[1] for b in base if b.startswith("claude=")), None)
+    if not corpus:
+        return {"skipped": "no claude source in this line"}
+    with tempfile.TemporaryDirectory(prefix="ccusage-") as cfg:
+        os.symlink(os.path.abspath(corpus), os.path.join(cfg, "projects"))
+        cenv = dict(env or os.environ, CLAUDE_CONFIG_DIR=cfg)
+        cmd = [ccusage, "claude", "session", "--json", "--offline", "-z", "UTC"]
+        warm = run(cmd, env=cenv, timeout=1800)
+        if not warm.get("ok"):
+            return {"error": warm.get("error")}
+        ours = [osearch, "stats", "tokens", "--by", "session", "--limit", "100000", *base, "--format", "json"]
+        their_runs, our_runs = [], []
+        for _ in range(runs):  # interleaved, so both see the same machine
+            their_runs.append(run(cmd, env=cenv, timeout=1800, keep_stdout=False))
+            our_runs.append(run(ours, env=env, timeout=600, keep_stdout=False))
+        theirs, mine = _stats(their_runs), _stats(our_runs)
+        out = {"ccusage": theirs, "osearch_stats_tokens_by_session": mine, "runs": runs,
+               "ccusage_cmd": " ".join(cmd[1:])}
+        if theirs.get("median_ms") and mine.get("median_ms"):
+            out["ratio_ccusage_over_osearch"] = round(theirs["median_ms"] / mine["median_ms"], 1)
+        return out
 
 
 def scale_check(args, osearch, env, log, small, big_base, built, runs):

@@ -289,6 +289,13 @@ def render_commands(c):
         L.append(f"| {cmd}: {what} | {x.get('rows')} | {fmt_ms(ip.get('median_ms'))} | {fmt_ms(ip.get('p99_ms'))} | "
                  f"{fmt_ms(cl.get('median_ms'))} | {fmt_ms(cl.get('p99_ms'))} | {fmt_ratio(o.get('median_ms'), cl.get('median_ms'))} | "
                  f"{fmt_ratio(on.get('median_ms'), cl.get('median_ms'))} |")
-    L.append(f"| stats: ccusage | {(p.get('stats_ccusage') or {}).get('skipped', '—')} | | | | | | |")
+    cc = p.get("stats_ccusage") or {}
+    if cc.get("ccusage"):
+        t, o = cc["ccusage"], cc.get("osearch_stats_tokens_by_session") or {}
+        L.append(f"| stats tokens --by session: `ccusage {cc.get('ccusage_cmd', '')}` (reads every transcript) | — | — | — | "
+                 f"{fmt_ms(t.get('median_ms'))} | {fmt_ms(t.get('p99_ms'))} | "
+                 f"{fmt_ratio(o.get('median_ms'), t.get('median_ms'))} (osearch {fmt_ms(o.get('median_ms'))}) | |")
+    else:
+        L.append(f"| stats: ccusage | {cc.get('skipped') or cc.get('error') or '—'} | | | | | | |")
     L.append("")
     return L

@@ -134,6 +134,12 @@ class ChildSalvage {
     LmdbTxn r(old, true);
     OldDbs dbs{r};
     Store fresh(t_.index_dir, t_.new_env_name);
+    // Every index has these tables from its first run: an env without them is damaged, and what it
+    // held (archived sessions, memories) cannot be known, so the loss is said, not assumed empty.
+    if (!dbs.open("meta") || !dbs.open("sessions")) {
+      report_line(fd_, "lost whatever archived sessions and memories the old store held: its tables cannot be found");
+      return;
+    }
     copy_memories(r, dbs, fresh);
     copy_archive(r, dbs, fresh);
   }

@@ -6,6 +6,7 @@
 
 #include "engine/query/files.h"
 #include "engine/store/codec.h"
+#include "engine/store/index_damage.h"
 
 namespace osearch {
 namespace {
@@ -41,7 +42,7 @@ std::vector<ShownMessage> next_messages(const IndexReader& reader, const Message
 
 FailuresResult run_failures(IndexReader& reader, const Filters& f, const FailuresOptions& o) {
   FailuresResult result;
-  std::map<std::string, std::optional<SessionRec>> sessions;
+  std::map<std::string, std::optional<SessionRec>, std::less<>> sessions;
   LmdbCursor cur(reader.txn(), reader.db().failed_results);
   uint64_t matched = 0;
   for (bool ok = cur.last(); ok; ok = cur.prev()) {
@@ -50,27 +51,31 @@ FailuresResult run_failures(IndexReader& reader, const Filters& f, const Failure
     const int64_t ts = unsortable_i64(get_be64(key, 0));
     if (f.since_ms && ts < *f.since_ms) break;  // newest first: everything further is older
     if (f.until_ms && ts >= *f.until_ms) continue;
-    const std::string rk(key.substr(8));  // pair_key(sid, tool_use_id): the tool_results key
-    auto rv = reader.txn().get(reader.db().tool_results, rk);
-    if (!rv) continue;
-    auto tr = ToolResultRec::decode(*rv);
-    if (!tr || !tr->is_error) continue;
-    auto sit = sessions.find(tr->session_id);
+    // pair_key(sid, tool_use_id): the tool_results key. The order holds only results with
+    // is_error, written and deleted with them, so counting a failure off the page reads no record
+    // but its session's (once per session) and, under --tool, its call.
+    const std::string_view rk = key.substr(8);
+    const std::string_view sid = rk.substr(0, rk.find('\0'));
+    auto sit = sessions.find(sid);
     if (sit == sessions.end()) {
-      auto s = reader.session(tr->session_id);
+      auto s = reader.session(std::string(sid));
       if (s && !f.session_matches(*s)) s.reset();
-      sit = sessions.emplace(tr->session_id, std::move(s)).first;
+      sit = sessions.emplace(std::string(sid), std::move(s)).first;
     }
     if (!sit->second) continue;
+    const bool on_page = matched >= f.offset && result.hits.size() < f.limit;
     std::optional<ToolCallRec> call;
-    if (auto cv = reader.txn().get(reader.db().tool_calls, rk)) call = ToolCallRec::decode(*cv);
+    if (on_page || !f.tools.empty())
+      if (auto cv = reader.txn().get(reader.db().tool_calls, rk)) call = ToolCallRec::decode(*cv);
     if (!f.tools.empty() &&
         (!call || std::find(f.tools.begin(), f.tools.end(), ascii_lower(call->name)) == f.tools.end()))
       continue;
     ++matched;
-    if (matched <= f.offset || result.hits.size() >= f.limit) continue;
-    auto msg = reader.message(tr->message_key);
-    if (!msg) continue;
+    if (!on_page) continue;
+    auto rv = reader.txn().get(reader.db().tool_results, rk);
+    auto tr = rv ? ToolResultRec::decode(*rv) : std::nullopt;
+    auto msg = tr ? reader.message(tr->message_key) : std::nullopt;
+    if (!msg) throw IndexDamaged("records", "a failed result's record or message is missing");
     Failure fail;
     fail.result = std::move(*tr);
     fail.call = std::move(call);
