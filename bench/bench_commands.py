@@ -283,7 +283,11 @@ def peer_steps(db, targets):
 
 def ensure_index(osearch, idx, src, env, log):
     if os.path.isdir(idx) and os.listdir(idx):
-        return {"reused": True}
+        # Brought current first: an index written by another schema is rebuilt by a plain run.
+        r = run([osearch, "index", "--index", idx, *src, "--format", "json"], env=env, timeout=7200)
+        if not r.get("ok"):
+            raise RuntimeError(f"index (reused dir) failed: {r.get('error')}")
+        return {"reused": True, "refresh_wall_ms": r["wall_ms"]}
     log(f"commands: building {idx}")
     r = run([osearch, "index", "--full", "--index", idx, *src, "--format", "json"], env=env, timeout=7200)
     if not r.get("ok"):

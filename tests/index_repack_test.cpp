@@ -170,7 +170,7 @@ TEST_CASE("repack: memories and every other database survive byte for byte, flag
   std::map<std::string, Entries> all_before;
   for (const char* name : {"meta", "files", "sessions", "messages", "msg_uuid", "tool_calls", "tool_results", "tc_by_path",
                            "sess_by_time", "sess_by_project", "usage_seen", "leaf_summary", "subagents", "session_files",
-                           "workflows", "workflow_agents", "epochs", "usage_agg", "tool_agg", "file_agg"})
+                           "workflows", "workflow_agents", "epochs", "usage_agg", "tool_agg", "file_agg", "file_links"})
     all_before[name] = dump_db(idx, name);
   const auto fp = fingerprint(idx);
 
@@ -185,7 +185,7 @@ TEST_CASE("repack: memories and every other database survive byte for byte, flag
     txn.put(store.db().memories, "mem-after", "written after the repack");
     txn.commit();
   }
-  CHECK(res.databases == 22 + 2);  // 22 of the store (failed_results, usage_agg, tool_agg, file_agg since 14/16) + 2 of the test
+  CHECK(res.databases == 23 + 2);  // 23 of the store (failed_results, usage_agg, tool_agg, file_agg, file_links since 14/16) + 2 of the test
   CHECK(res.bytes_after <= res.bytes_before);
   CHECK(records_entries(idx) == std::vector<std::string>{"records-1", "records.current"});
   Entries mems_after = dump_db(idx, "memories");

@@ -73,10 +73,7 @@ void load_skipped_links(const Store& store, std::vector<WorkItem>& work) {
   for (auto& w : work) {
     if (!w.state.links_unread) continue;
     if (!r) r.emplace(store.env(), true);
-    auto v = r->get(store.db().files, file_key(w.state.path));
-    auto full = v ? FileState::decode(w.state.path, *v) : std::nullopt;
-    if (!full) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
-    w.state.carry.skipped_links = std::move(full->carry.skipped_links);
+    if (auto v = r->get(store.db().file_links, file_key(w.state.path))) w.state.carry.skipped_links = std::string(*v);
     w.state.links_unread = false;
   }
 }
@@ -163,6 +160,7 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     reset_for_reread(*st);
     st->size = 0;  // never "unchanged": the next run reads it whole
     txn.put(db.files, file_key(path), st->encode());
+    txn.del(db.file_links, file_key(path));
   }
   txn.commit();
   return paths;
@@ -297,7 +295,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     for (bool ok = cur.first(); ok; ok = cur.next()) {
       // A state that does not decode is a damaged page: writing into those B-trees could follow
       // garbage (LMDB trusts its pages), and re-reading the file as new would hide the damage.
-      auto st = FileState::decode(cur.key(), cur.value(), /*with_links=*/false);
+      auto st = FileState::decode(cur.key(), cur.value());
       if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
       states.emplace(st->path, std::move(*st));
     }

@@ -143,6 +143,12 @@ void IngestBatch::write_file_states(LmdbTxn& txn, const std::map<std::string, Fi
   const Dbis& db = store_.db();
   for (const auto& [path, st] : states) {
     txn.put(db.files, file_key(path), st.encode());
+    // Its links beside it, in the same transaction; a state decoded without them (a file gone)
+    // keeps none: such a file is read whole should it come back.
+    if (!st.carry.skipped_links.empty())
+      txn.put(db.file_links, file_key(path), st.carry.skipped_links);
+    else
+      txn.del(db.file_links, file_key(path));
     // Every file that fed a session is named here: drops and --full's archive check find them.
     // The value is the path (the key holds a bounded form of it).
     if (!st.session_id.empty()) txn.put(db.session_files, pair_key(st.session_id, path), path);

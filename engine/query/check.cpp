@@ -79,7 +79,7 @@ std::string walk_records(const std::string& dir) {
                          {"session_files", db.session_files}, {"workflows", db.workflows},
                          {"workflow_agents", db.workflow_agents}, {"epochs", db.epochs}, {"memories", db.memories},
                          {"failed_results", db.failed_results}, {"usage_agg", db.usage_agg}, {"tool_agg", db.tool_agg},
-                         {"file_agg", db.file_agg}};
+                         {"file_agg", db.file_agg}, {"file_links", db.file_links}};
   uint64_t titled = 0, in_flight_messages = 0, text_outside = 0;
   for (const auto& [name, dbi] : all) {
     uint64_t entries = 0, bad = 0;

@@ -311,11 +311,11 @@ std::string FileState::encode() const {
   e.b(carry.header_seen);
   e.u64(carry.pending_user_text);
   e.i64(carry.last_timestamp_ms);
-  e.str(carry.skipped_links);
+  e.str("");  // skipped_links live in `file_links` since schema 16 (an older state holds them here)
   return e.take();
 }
 
-std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string_view bytes, bool with_links) {
+std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string_view bytes) {
   Decoder d(bytes);
   FileState f;
   f.kind = static_cast<SourceKind>(d.u64());
@@ -341,9 +341,9 @@ std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string
   if (!d.at_end()) f.carry.last_timestamp_ms = d.i64();
   if (!d.at_end()) {
     std::string_view links = d.str();
-    if (with_links) f.carry.skipped_links = std::string(links);
-    else f.links_unread = !links.empty();
+    f.carry.skipped_links = std::string(links);  // inline only in a state written before schema 16
   }
+  f.links_unread = f.carry.skipped_links.empty();  // then they are in `file_links`, if any
   if (!d.ok()) return std::nullopt;
   return f;
 }

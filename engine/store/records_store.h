@@ -134,12 +134,12 @@ struct FileState {
   uint64_t lines = 0, bad_lines = 0, repaired_lines = 0, oversized_lines = 0;
   bool deleted = false;
   FileCarry carry;  // what the adapter carries from the lines before `offset` to the next one
-  // Decoded without carry.skipped_links (decode's with_links = false): the refresh plan reads every
-  // file's state, and the links are kilobytes per Claude file; only a file read again needs them.
+  // carry.skipped_links is not in the encoded state: it is kilobytes per Claude file, and a refresh
+  // reads every file's state, so it lives in `file_links` (same key) and is read only for a file
+  // read again (links_unread until then). A state written before schema 16 holds it inline.
   bool links_unread = false;
   std::string encode() const;
-  static std::optional<FileState> decode(std::string_view key, std::string_view bytes,
-                                         bool with_links = true);  // path from the value
+  static std::optional<FileState> decode(std::string_view key, std::string_view bytes);  // path from the value
 };
 
 // Key builders. Message keys order a session's messages by time, then file, then line.

@@ -319,6 +319,7 @@ void Store::open_dbs() {
   dbis_.usage_agg = open("usage_agg");  // engine/store/usage_agg.h
   dbis_.tool_agg = open("tool_agg");
   dbis_.file_agg = open("file_agg");
+  dbis_.file_links = open("file_links");
   txn.commit();
 }
 
