@@ -279,7 +279,8 @@ TEST_CASE("orient: overview totals count all four agents", "[orient]") {
     CHECK((*a)["sessions"].i == count);
     // Each agent's messages are the sum over its sessions as `list` reports them.
     int64_t listed = 0;
-    for (const auto& s : m.json({"list", "--agent", name, "--limit", "1000"})["results"].a) listed += s["message_count"].i;
+    const Json list = m.json({"list", "--agent", name, "--limit", "1000"});  // kept: the loop reads into it
+    for (const auto& s : list["results"].a) listed += s["message_count"].i;
     CHECK((*a)["messages"].i == listed);
     sessions += count;
     messages += listed;

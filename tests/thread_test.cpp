@@ -244,11 +244,13 @@ TEST_CASE("thread: omp, pi and Codex sessions by the id as written", "[thread]")
   }
   // The omp subagent's messages are marked with its agent.
   bool sub = false;
-  for (const auto& m : fx.json({"thread", kOmpId})["messages"].a) sub = sub || m["agent_id"].is_str();
+  const Json omp = fx.json({"thread", kOmpId});  // kept alive for the loop (a temporary's member would dangle)
+  for (const auto& m : omp["messages"].a) sub = sub || m["agent_id"].is_str();
   CHECK(sub);
   // Codex tool calls are joined with their outputs.
   size_t joined = 0;
-  for (const auto& m : fx.json({"thread", kCodexId})["messages"].a)
+  const Json codex = fx.json({"thread", kCodexId});
+  for (const auto& m : codex["messages"].a)
     for (const auto& c : m["tool_calls"].a) joined += c["result"].is_obj();
   CHECK(joined > 0);
   // One id, two agents: ambiguous as written, one session with its @agent.
