@@ -445,15 +445,17 @@ TEST_CASE("orient: a schema-13 index upgrades keeping archived subagents, their 
     osearch::Store store(cli.idx, osearch::Store::Mode::Write);
     osearch::LmdbTxn txn(store.env(), false);
     std::vector<std::pair<std::string, std::string>> old;
-    osearch::LmdbCursor cur(txn, store.db().subagents);
-    for (bool ok = cur.first(); ok; ok = cur.next()) {
-      auto rec = osearch::SubagentRec::decode(cur.value());
-      REQUIRE(rec);
-      rec->tokens = {};  // then the new fields take 7 bytes: 4 zero varints, 2 empty strings, a flag
-      rec->model.clear();
-      rec->workflow_run_id.clear();
-      const std::string bytes = rec->encode();
-      old.emplace_back(std::string(cur.key()), bytes.substr(0, bytes.size() - 7));
+    {  // the cursor closes before the commit (LMDB frees a write transaction's cursors there)
+      osearch::LmdbCursor cur(txn, store.db().subagents);
+      for (bool ok = cur.first(); ok; ok = cur.next()) {
+        auto rec = osearch::SubagentRec::decode(cur.value());
+        REQUIRE(rec);
+        rec->tokens = {};  // then the new fields take 7 bytes: 4 zero varints, 2 empty strings, a flag
+        rec->model.clear();
+        rec->workflow_run_id.clear();
+        const std::string bytes = rec->encode();
+        old.emplace_back(std::string(cur.key()), bytes.substr(0, bytes.size() - 7));
+      }
     }
     REQUIRE(old.size() == 6);
     for (const auto& [k, v] : old) txn.put(store.db().subagents, k, v);
