@@ -26,16 +26,17 @@ SourceFile pi_session_file(const fs::path& path, const std::string& agent) {
 
 // The agent dir of a root: the root itself when it holds `sessions/` (an ~/.omp/agent given as
 // the source), else its parent (the usual ~/.omp/agent/sessions).
-fs::path sessions_dir_of(const fs::path& root, std::vector<std::string>& errors) {
-  if (probe_dir(root / "sessions", errors)) return root / "sessions";
+fs::path sessions_dir_of(const fs::path& root, DiscoveryResult& r) {
+  if (probe_dir(root / "sessions", r)) return root / "sessions";
   return root;
 }
 
 // omp's registry of sessions kept outside the sessions dir: each file holds one absolute path.
 void add_custom_session_files(const fs::path& agent_dir, std::set<std::string>& seen, DiscoveryResult& r) {
-  for (const auto& e : list_dir(agent_dir / "custom-session-files", r.errors)) {
+  for (const auto& e : list_dir(agent_dir / "custom-session-files", r)) {
     std::error_code ec;
     if (!e.is_regular_file(ec)) continue;
+    observe(e.path(), r);  // (before it is read: a later rewrite changes what was kept)
     std::ifstream in(e.path());
     std::string line;
     while (std::getline(in, line)) {
@@ -53,7 +54,7 @@ bool is_rollout_name(std::string_view name) {
 
 void walk_codex(const fs::path& dir, int depth, DiscoveryResult& r) {
   if (depth > 6) return;
-  for (const auto& e : list_dir(dir, r.errors)) {
+  for (const auto& e : list_dir(dir, r)) {
     std::error_code ec;
     const std::string name = e.path().filename().string();
     if (e.is_directory(ec)) {
@@ -109,12 +110,12 @@ std::string project_slug(std::string_view cwd) {
 DiscoveryResult discover_pi_family(const std::string& root, const std::string& agent) {
   DiscoveryResult r;
   if (!open_root(root, r)) return r;
-  const fs::path sessions = sessions_dir_of(root, r.errors);
+  const fs::path sessions = sessions_dir_of(root, r);
   std::set<std::string> seen;
   auto add_session = [&](const fs::path& p) {
     if (seen.insert(p.string()).second) r.files.push_back(pi_session_file(p, agent));
   };
-  for (const auto& e : list_dir(sessions, r.errors)) {
+  for (const auto& e : list_dir(sessions, r)) {
     std::error_code ec;
     const std::string name = e.path().filename().string();
     if (e.is_regular_file(ec) && ends_with(name, ".jsonl")) {
@@ -124,7 +125,7 @@ DiscoveryResult discover_pi_family(const std::string& root, const std::string& a
     if (!e.is_directory(ec)) continue;
     // A cwd dir: its transcripts, and beside each `<stem>.jsonl` an artifacts dir `<stem>/` whose
     // .jsonl files are the session's subagents (omp).
-    const auto entries = list_dir(e.path(), r.errors);
+    const auto entries = list_dir(e.path(), r);
     std::set<std::string> stems;
     for (const auto& f : entries) {
       const std::string fname = f.path().filename().string();
@@ -136,7 +137,7 @@ DiscoveryResult discover_pi_family(const std::string& root, const std::string& a
     for (const auto& d : entries) {
       const std::string dname = d.path().filename().string();
       if (!stems.count(dname) || !d.is_directory(ec)) continue;
-      for (const auto& sub : list_dir(d.path(), r.errors)) {
+      for (const auto& sub : list_dir(d.path(), r)) {
         const std::string sname = sub.path().filename().string();
         if (!sub.is_regular_file(ec) || !ends_with(sname, ".jsonl")) continue;
         SourceFile f;
@@ -158,7 +159,7 @@ DiscoveryResult discover_codex(const std::string& root) {
   DiscoveryResult r;
   if (!open_root(root, r)) return r;
   fs::path home;
-  if (probe_dir(fs::path(root) / "sessions", r.errors)) {
+  if (probe_dir(fs::path(root) / "sessions", r)) {
     home = root;
     walk_codex(home / "sessions", 0, r);
     walk_codex(home / "archived_sessions", 0, r);
@@ -183,6 +184,7 @@ DiscoveryResult discover_codex(const std::string& root) {
   stat_and_sort(index);
   for (auto& i : index.files) r.files.push_back(std::move(i));
   for (auto& e : index.file_errors) r.file_errors.push_back(std::move(e));
+  for (auto& o : index.observed) r.observed.push_back(std::move(o));
   return r;
 }
 

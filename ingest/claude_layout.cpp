@@ -3,6 +3,7 @@
 #include "ingest/bounded_id.h"
 #include "ingest/layout_util.h"
 
+#include <cstring>
 #include <filesystem>
 #include <string_view>
 #include <system_error>
@@ -18,9 +19,8 @@ std::string agent_id_of(std::string_view file_name) {
   return bounded_id(stem);
 }
 
-void add_agent_files(const fs::path& dir, const SourceFile& proto, SourceKind kind, std::vector<SourceFile>& out,
-                     std::vector<std::string>& errors) {
-  for (const auto& e : list_dir(dir, errors)) {
+void add_agent_files(const fs::path& dir, const SourceFile& proto, SourceKind kind, DiscoveryResult& r) {
+  for (const auto& e : list_dir(dir, r)) {
     std::string name = e.path().filename().string();
     std::error_code ec;
     if (!e.is_regular_file(ec) || !ends_with(name, ".jsonl")) continue;
@@ -28,7 +28,7 @@ void add_agent_files(const fs::path& dir, const SourceFile& proto, SourceKind ki
     f.kind = kind;
     f.path = e.path().string();
     f.agent_id = agent_id_of(name);
-    out.push_back(std::move(f));
+    r.files.push_back(std::move(f));
   }
 }
 
@@ -44,11 +44,11 @@ DiscoveryResult discover_claude(const std::string& root) {
   DiscoveryResult r;
   if (!open_root(root, r)) return r;
   std::error_code ec;
-  for (const auto& project : list_dir(root, r.errors)) {
+  for (const auto& project : list_dir(root, r)) {
     if (!project.is_directory(ec)) continue;
     SourceFile proto;
     proto.project = project.path().filename().string();
-    for (const auto& e : list_dir(project.path(), r.errors)) {
+    for (const auto& e : list_dir(project.path(), r)) {
       std::string name = e.path().filename().string();
       if (e.is_regular_file(ec) && ends_with(name, ".jsonl")) {
         SourceFile f = proto;
@@ -69,13 +69,14 @@ DiscoveryResult discover_claude(const std::string& root) {
         if (sub.session_id.size() != name.size()) sub.session_id_full = name;
         // A session dir we may not enter is one problem, not one per probe below.
         const fs::path subagents = e.path() / "subagents";
-        std::error_code access;
-        const fs::file_status subagents_status = fs::status(subagents, access);
-        if (access && !is_missing(access)) {
-          r.errors.push_back(e.path().string() + ": " + access.message());
+        int err = 0;
+        const PathStat subagents_stat = stat_path(subagents.string(), err);
+        r.observed.push_back(subagents_stat);
+        if (err) {
+          r.errors.push_back(e.path().string() + ": " + std::strerror(err));
           continue;
         }
-        for (const auto& wf : list_dir(e.path() / "workflows", r.errors)) {
+        for (const auto& wf : list_dir(e.path() / "workflows", r)) {
           std::string wname = wf.path().filename().string();
           if (!wf.is_regular_file(ec) || !ends_with(wname, ".json")) continue;
           SourceFile f = sub;
@@ -83,15 +84,15 @@ DiscoveryResult discover_claude(const std::string& root) {
           f.path = wf.path().string();
           r.files.push_back(std::move(f));
         }
-        if (access || !fs::is_directory(subagents_status)) continue;
-        add_agent_files(subagents, sub, SourceKind::ClaudeNestedAgent, r.files, r.errors);
+        if (subagents_stat.type != PathStat::Type::Dir) continue;
+        add_agent_files(subagents, sub, SourceKind::ClaudeNestedAgent, r);
         fs::path workflows = subagents / "workflows";
-        if (!probe_dir(workflows, r.errors)) continue;
-        for (const auto& run : list_dir(workflows, r.errors)) {
+        if (!probe_dir(workflows, r)) continue;
+        for (const auto& run : list_dir(workflows, r)) {
           if (!run.is_directory(ec)) continue;
           SourceFile wf = sub;
           wf.workflow_run = bounded_id(run.path().filename().string());
-          add_agent_files(run.path(), wf, SourceKind::ClaudeWorkflowAgent, r.files, r.errors);
+          add_agent_files(run.path(), wf, SourceKind::ClaudeWorkflowAgent, r);
         }
       }
     }

@@ -35,30 +35,56 @@ bool is_missing(const std::error_code& ec) {
   return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
 }
 
-std::vector<fs::directory_entry> list_dir(const fs::path& dir, std::vector<std::string>& errors) {
+PathStat stat_path(const std::string& path, int& err) {
+  PathStat p;
+  p.path = path;
+  err = 0;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno != ENOENT && errno != ENOTDIR) {
+      err = errno;
+      p.type = PathStat::Type::Other;
+    }
+    return p;
+  }
+  p.type = S_ISDIR(st.st_mode) ? PathStat::Type::Dir : S_ISREG(st.st_mode) ? PathStat::Type::File : PathStat::Type::Other;
+  p.dev = static_cast<uint64_t>(st.st_dev);
+  p.ino = static_cast<uint64_t>(st.st_ino);
+  p.size = static_cast<uint64_t>(st.st_size);
+  p.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+  return p;
+}
+
+PathStat observe(const fs::path& path, DiscoveryResult& r) {
+  int err = 0;
+  PathStat p = stat_path(path.string(), err);
+  if (err) r.errors.push_back(p.path + ": " + std::strerror(err));
+  r.observed.push_back(p);
+  return p;
+}
+
+std::vector<fs::directory_entry> list_dir(const fs::path& dir, DiscoveryResult& r) {
   std::vector<fs::directory_entry> out;
+  // Observed before it is listed: an entry added while we list changes the mtime after the one kept.
+  if (observe(dir, r).type == PathStat::Type::Missing) return out;
   std::error_code ec;
   // (No skip_permission_denied: it would turn an unreadable dir into an empty one, silently.)
   fs::directory_iterator it(dir, ec);
   for (; !ec && it != fs::directory_iterator(); it.increment(ec)) out.push_back(*it);
-  if (ec && !is_missing(ec)) errors.push_back(dir.string() + ": " + ec.message());
+  if (ec && !is_missing(ec)) r.errors.push_back(dir.string() + ": " + ec.message());
   return out;
 }
 
-bool probe_dir(const fs::path& dir, std::vector<std::string>& errors) {
-  std::error_code ec;
-  fs::file_status st = fs::status(dir, ec);
-  if (ec && !is_missing(ec)) errors.push_back(dir.string() + ": " + ec.message());
-  return !ec && fs::is_directory(st);
-}
+bool probe_dir(const fs::path& dir, DiscoveryResult& r) { return observe(dir, r).type == PathStat::Type::Dir; }
 
 bool open_root(const std::string& root, DiscoveryResult& r) {
-  std::error_code ec;
-  const fs::file_status root_status = fs::status(root, ec);
-  if (!ec && fs::is_directory(root_status)) return true;
-  if (ec && !is_missing(ec))
-    r.errors.push_back(root + ": " + ec.message());
-  else if (!ec)
+  int err = 0;
+  PathStat p = stat_path(root, err);
+  r.observed.push_back(p);
+  if (p.type == PathStat::Type::Dir) return true;
+  if (err)
+    r.errors.push_back(root + ": " + std::strerror(err));
+  else if (p.type != PathStat::Type::Missing)
     r.errors.push_back(root + ": source root is not a directory");
   return false;
 }
@@ -84,6 +110,8 @@ void stat_and_sort(DiscoveryResult& r) {
       files.push_back(std::move(r.files[i]));
     else if (err[i] != ENOENT)  // (vanished or not a regular file: skipped)
       r.file_errors.push_back(r.files[i].path + ": " + std::strerror(err[i]));
+    else  // a listed file that is not there (omp's registry, Codex's session index) may come
+      r.observed.push_back(stat_path(r.files[i].path, err[i]));
   }
   std::sort(r.file_errors.begin(), r.file_errors.end());
   r.files = std::move(files);

@@ -14,10 +14,15 @@ namespace osearch {
 
 bool ends_with(std::string_view s, std::string_view suffix);
 bool is_missing(const std::error_code& ec);
-// The entries of `dir`; a dir that is missing is empty, one that cannot be read is an error.
-std::vector<std::filesystem::directory_entry> list_dir(const std::filesystem::path& dir, std::vector<std::string>& errors);
-// Is `dir` a directory? Missing is a plain no; a dir we may not look into is also reported.
-bool probe_dir(const std::filesystem::path& dir, std::vector<std::string>& errors);
+// stat(2) of `path` as a PathStat; `err` is 0, or the errno when it is neither there nor missing.
+PathStat stat_path(const std::string& path, int& err);
+// Records what `path` is now in r.observed (and an error it cannot be looked at with in r.errors).
+PathStat observe(const std::filesystem::path& path, DiscoveryResult& r);
+// The entries of `dir` (observed first); a dir that is missing is empty, one that cannot be read
+// is an error.
+std::vector<std::filesystem::directory_entry> list_dir(const std::filesystem::path& dir, DiscoveryResult& r);
+// Is `dir` a directory (observed)? Missing is a plain no; a dir we may not look into is also reported.
+bool probe_dir(const std::filesystem::path& dir, DiscoveryResult& r);
 // A source root: a directory, or missing (nothing, no error), or else an error in `r`.
 bool open_root(const std::string& root, DiscoveryResult& r);
 // Stats every file of `r` (two threads for big trees), drops the vanished ones, reports the

@@ -77,8 +77,22 @@ inline std::string written_session_id(const SourceFile& f, std::string_view key)
   return std::string(key.substr(0, key.size() - suffix.size()));
 }
 
+// What one path was when discovery looked at it (before listing it, for a directory). A refresh
+// whose every observation still holds has nothing to read (engine/index/source_watch.h).
+struct PathStat {
+  enum class Type : uint8_t { Missing, Dir, File, Other };
+  std::string path;
+  Type type = Type::Missing;
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_ns = 0;
+  bool operator==(const PathStat&) const = default;
+};
+
 struct DiscoveryResult {
   std::vector<SourceFile> files;  // sorted by path
+  // Every directory listed or probed, registry file read and listed file found missing, each as it
+  // was before discovery relied on it (the files themselves carry their own stat).
+  std::vector<PathStat> observed;
   std::vector<std::string> errors;       // "<dir>: <reason>": directories that could not be listed
   std::vector<std::string> file_errors;  // "<file>: <reason>": transcripts that could not be stat'ed
 };

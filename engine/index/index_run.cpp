@@ -7,8 +7,11 @@
 #include <string>
 #include <system_error>
 
-#include "engine/store/errors.h"
+#include <optional>
+
 #include "engine/index/indexer.h"
+#include "engine/index/source_watch.h"
+#include "engine/store/errors.h"
 #include "engine/store/store.h"
 
 namespace osearch {
@@ -22,12 +25,39 @@ bool names_no_space(const Xapian::Error& e) {
   return text.find(std::strerror(ENOSPC)) != std::string::npos || text.find(std::strerror(EDQUOT)) != std::string::npos;
 }
 
+// A query's quick check, before the lock and before anything is opened for writing (so it works
+// on a read-only index too). nullopt: the full run decides (no record, another schema, a crash's
+// leftovers, a moved directory, a file that shrank or went away). Any error here is the full run's
+// to find and report.
+std::optional<WatchCheck> quick_check(const std::string& index_dir, const std::vector<SourceRoot>& roots) {
+  try {
+    Store store(index_dir, Store::Mode::Read);
+    LmdbTxn r(store.env(), true);
+    if (Store::meta_u64(r, store.db(), meta_key::kSchema) != index_schema_version()) return std::nullopt;
+    if (r.get(store.db().meta, meta_key::kInFlight)) return std::nullopt;
+    auto record = r.get(store.db().meta, meta_key::kSourceWatch);
+    if (!record) return std::nullopt;
+    WatchCheck check = check_source_watch(*record, roots);
+    if (!check.usable || !check.layout_unchanged) return std::nullopt;
+    return check;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 // Write access first (a read-only index is not an error for a query), then the writer lock, then
 // the run; a full disk anywhere below becomes NoSpace, whatever layer noticed it.
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
   IndexSummary summary;
+  std::optional<WatchCheck> known;
+  if (options.quick_check && !options.full) known = quick_check(index_dir, roots);
+  if (known && known->unchanged()) {
+    summary.files_seen = summary.files_skipped = known->files;
+    summary.plan = "unchanged";
+    return summary;
+  }
   auto read_only = [&](const std::string& why) {
     if (!options.skip_if_read_only)
       throw ReadOnlyIndex("the index at " + index_dir + " is read-only (" + why +
@@ -43,7 +73,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
       (options.wait_for_lock ? summary.interrupted : summary.busy) = true;
       return summary;
     }
-    return detail::index_under_lock(index_dir, roots, options);
+    return detail::index_under_lock(index_dir, roots, options, known ? &*known : nullptr);
   } catch (const IndexError& e) {
     if (dynamic_cast<const ReadOnlyIndex*>(&e)) return read_only(e.what());
     throw;

@@ -15,6 +15,7 @@
 #include "engine/index/index_parts.h"
 #include "engine/index/rebuild.h"
 #include "engine/index/salvage.h"
+#include "engine/index/source_watch.h"
 #include "engine/store/trace.h"
 #include "engine/index/ingest_batch.h"
 #include "engine/store/store.h"
@@ -237,8 +238,10 @@ bool stop_requested(const IndexOptions& options) { return options.should_stop &&
 
 }  // namespace
 
+uint64_t index_schema_version() { return kSchemaVersion; }
+
 IndexSummary detail::index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
-                              const IndexOptions& options) {
+                              const IndexOptions& options, const WatchCheck* known) {
   const auto t0 = std::chrono::steady_clock::now();
   PhaseTimer timer("index");
   IndexSummary summary;
@@ -277,6 +280,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   std::map<std::string, FileState> states;
   SessionEpochs epochs;
   std::set<std::string> interrupted;
+  bool targeted = false;
   {
     LmdbTxn r(store.env(), true);
     parts = read_parts(r, db);
@@ -291,13 +295,25 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     }
     LmdbCursor ep(r, db.epochs);
     for (bool ok = ep.first(); ok; ok = ep.next()) epochs.emplace(ep.key(), get_be32(ep.value()));
-    LmdbCursor cur(r, db.files);
-    for (bool ok = cur.first(); ok; ok = cur.next()) {
-      // A state that does not decode is a damaged page: writing into those B-trees could follow
-      // garbage (LMDB trusts its pages), and re-reading the file as new would hide the damage.
-      auto st = FileState::decode(cur.key(), cur.value());
-      if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
-      states.emplace(st->path, std::move(*st));
+    // The quick check (engine/index/source_watch.h) named the changed files and nothing else moved:
+    // only their states are needed. A crash's leftovers need the full plan.
+    targeted = known && !rebuild && interrupted.empty();
+    if (targeted) {
+      for (const auto& f : known->changed)
+        if (auto v = r.get(db.files, file_key(f.path))) {
+          auto st = FileState::decode(file_key(f.path), *v);
+          if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
+          states.emplace(st->path, std::move(*st));
+        }
+    } else {
+      LmdbCursor cur(r, db.files);
+      for (bool ok = cur.first(); ok; ok = cur.next()) {
+        // A state that does not decode is a damaged page: writing into those B-trees could follow
+        // garbage (LMDB trusts its pages), and re-reading the file as new would hide the damage.
+        auto st = FileState::decode(cur.key(), cur.value());
+        if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
+        states.emplace(st->path, std::move(*st));
+      }
     }
   }
   XapianLayout& layout = parts.layout;
@@ -316,18 +332,26 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
 
   timer.mark("open");
   std::vector<SourceFile> files;
-  // Two roots may share a file (Codex's session index), or reach one through links (omp profiles
-  // link their sessions dir to the default one): each is read once.
-  std::set<std::string> listed;
-  std::set<std::pair<uint64_t, uint64_t>> same_file;
-  for (const auto& root : roots) {
-    DiscoveryResult d = discover(root);
-    summary.dirs_unreadable += d.errors.size();
-    summary.files_unreadable += d.file_errors.size();
-    for (auto& e : d.errors) summary.problems.push_back(std::move(e));
-    for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
-    for (auto& f : d.files)
-      if (listed.insert(f.path).second && same_file.insert({f.dev, f.ino}).second) files.push_back(std::move(f));
+  std::vector<PathStat> observed;  // what discovery relied on, kept for the next quick check
+  if (targeted) {
+    summary.plan = "targeted";
+    files = files_to_read(*known);
+    observed = known->observed;
+  } else {
+    // Two roots may share a file (Codex's session index), or reach one through links (omp profiles
+    // link their sessions dir to the default one): each is read once.
+    std::set<std::string> listed;
+    std::set<std::pair<uint64_t, uint64_t>> same_file;
+    for (const auto& root : roots) {
+      DiscoveryResult d = discover(root);
+      summary.dirs_unreadable += d.errors.size();
+      summary.files_unreadable += d.file_errors.size();
+      for (auto& e : d.errors) summary.problems.push_back(std::move(e));
+      for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
+      for (auto& o : d.observed) observed.push_back(std::move(o));
+      for (auto& f : d.files)
+        if (listed.insert(f.path).second && same_file.insert({f.dev, f.ino}).second) files.push_back(std::move(f));
+    }
   }
   std::stable_sort(files.begin(), files.end(), read_before);
 
@@ -341,8 +365,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
   std::set<std::string> discovered;
   bool codex_changed = false;
+  summary.files_seen = targeted ? known->all_files.size() : files.size();
+  summary.files_skipped = summary.files_seen - files.size();
   for (const auto& f : files) {
-    ++summary.files_seen;
     discovered.insert(f.path);
     auto it = states.find(f.path);
     FileState st;
@@ -488,6 +513,8 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   } else {
     compact_shards(store, xapian, layout);
     if (rebuild) switch_to_rebuilt(store, *rebuild, options.at_point);
+    if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0)
+      keep_source_watch(store, encode_source_watch(roots, observed, targeted ? known->all_files : files, wall_clock_ns()));
   }
 
   summary.new_messages = batch.counters().messages;

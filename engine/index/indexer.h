@@ -44,12 +44,18 @@ struct IndexOptions {
   std::function<bool()> should_stop;
   // Called at the steps of a rebuild ("salvaged", "built", "switched"): tests kill the run there.
   std::function<void(std::string_view point)> at_point;
+  // A query's refresh: first the quick check (engine/index/source_watch.h), which answers an
+  // unchanged corpus with stat calls only and reads just the moved transcripts otherwise.
+  bool quick_check = false;
 };
 
 struct IndexSummary {
   bool busy = false;  // another indexer held the lock (wait_for_lock=false)
   bool read_only = false;    // the index is not writable: nothing done (skip_if_read_only)
   bool interrupted = false;  // should_stop ended the run early
+  // How the run found its files: "full" (listed every source dir), "unchanged" (the quick check
+  // found nothing to read) or "targeted" (it read just the transcripts the quick check named).
+  std::string_view plan = "full";
   uint64_t files_seen = 0, files_changed = 0, files_skipped = 0, files_unreadable = 0, files_deleted = 0;
   uint64_t dirs_unreadable = 0;  // source dirs that could not be listed (a source root that is not a dir too)
   uint64_t bad_lines = 0, bytes_read = 0;
@@ -65,13 +71,19 @@ struct IndexSummary {
   std::string lost;  // what the rebuild could not carry over from a damaged old env ("" = nothing)
 };
 
+// The records' schema version this build writes (a different one is rebuilt on the next run).
+uint64_t index_schema_version();
+
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);
 
+struct WatchCheck;
 namespace detail {
 // The run itself, with the writer lock held (engine/index/indexer.cpp); run_index (engine/index/index_run.cpp)
 // takes the lock and maps the errors.
+// `known`: the quick check found only these transcripts moved (engine/index/source_watch.h), so
+// the run reads them without listing a directory.
 IndexSummary index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
-                              const IndexOptions& options);
+                              const IndexOptions& options, const WatchCheck* known = nullptr);
 }  // namespace detail
 
 }  // namespace osearch

@@ -47,6 +47,8 @@ inline constexpr const char* kInFlight = "in_flight";  // sessions of a batch wh
 // `index --full` built beside the old generation: "text" (text.log/.idx) and "titles".
 inline constexpr const char* kTextLogName = "text_log";
 inline constexpr const char* kTitlesName = "titles_db";
+// What the last complete run's discovery relied on (engine/index/source_watch.h).
+inline constexpr const char* kSourceWatch = "source_watch";
 }  // namespace meta_key
 
 class Store {

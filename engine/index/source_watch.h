@@ -1,0 +1,62 @@
+// The quick check a query's refresh makes before anything else (SPEC §3: "on an unchanged corpus
+// this costs only stat calls"). A complete index run records what its discovery relied on: every
+// directory it listed or probed (stat'ed before it was listed), every registry file it read, every
+// listed file it found missing, and every transcript with its stat and what discovery made of it.
+// A later refresh stats those paths again: when every observation still holds, discovery would
+// find the same files with the same sizes, and there is nothing to read.
+//
+// When only transcripts moved (appended, rewritten), the same record gives the changed files
+// without listing a directory or decoding every file state: the run reads just those.
+//
+// A directory modified within the last two seconds is not trusted (its mtime has the coarse
+// clock's resolution: an entry created in the same tick after the listing would leave it
+// unchanged), so no record is kept until it settles and the next refresh takes the full path.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/index/indexer.h"
+#include "ingest/source_file.h"
+
+namespace osearch {
+
+// The record of a run over `roots` ("" when a directory is too recent to be trusted, or a path too
+// long to record). `observed` as the discoveries gave them, `files` the transcripts the run read.
+std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std::vector<PathStat>& observed,
+                                const std::vector<SourceFile>& files, int64_t now_ns);
+
+struct WatchCheck {
+  bool usable = false;           // a well-formed record for these roots
+  bool layout_unchanged = false;  // every directory, registry and missing file is as recorded
+  size_t files = 0;              // transcripts recorded
+  // Transcripts whose stat moved, with their new stat (only when layout_unchanged). A file that is
+  // gone or no longer a regular file makes layout_unchanged false instead.
+  std::vector<SourceFile> changed;
+  // With layout_unchanged and changed non-empty: every recorded transcript, the changed ones with
+  // their new stat (what discovery would return now).
+  std::vector<SourceFile> all_files;
+  std::vector<PathStat> observed;  // with all_files: the recorded observations (all still true)
+  bool unchanged() const { return usable && layout_unchanged && changed.empty(); }
+};
+
+// Stats every recorded path (in two threads for big records). A transcript that shrank is left to
+// the full plan (its session is read again whole, with every file of it).
+WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots);
+
+// The files a targeted run reads: the changed ones, and Codex's session index when a rollout changed
+// (it is read whole then: the sessions its earlier lines named may only now exist).
+std::vector<SourceFile> files_to_read(const WatchCheck& check);
+
+class Store;
+// Keeps `record` as the index's watch record ("" removes it), in its own transaction, after the
+// run's data is committed: a crash before it leaves the old record, which the moved files no longer
+// match.
+void keep_source_watch(const Store& store, const std::string& record);
+std::optional<std::string> read_source_watch(const Store& store);
+int64_t wall_clock_ns();
+
+}  // namespace osearch

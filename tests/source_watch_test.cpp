@@ -1,0 +1,243 @@
+// The refresh's quick check (engine/index/source_watch.h): after every kind of change to the
+// sources, a query's refresh must leave the index exactly as a run that lists every directory
+// leaves a second index with the same history, whether the check found nothing to do, read only
+// the moved files, or fell back to the full plan. The plan it took is checked too, so a check that always falls back
+// (correct but slow) fails here as well.
+#include "tests/index_fixture.h"
+
+#include <sys/stat.h>
+#include <time.h>
+
+#include <fstream>
+
+#include "engine/index/source_watch.h"
+#include "ingest/claude_layout.h"
+
+namespace {
+
+constexpr const char* kClaudeMain = "-Users-user-project/b3edadab-bca0-4054-9b41-f7ffa6941260.jsonl";
+
+// Sets a directory's mtime to a time in the past no other call used: what an entry added long ago
+// leaves behind, without waiting for the two seconds a fresh mtime is distrusted.
+class Clock {
+ public:
+  void settle(const std::string& dir) {
+    struct timespec times[2];
+    ::clock_gettime(CLOCK_REALTIME, &times[0]);
+    times[0].tv_sec -= 600;
+    times[0].tv_nsec = static_cast<long>(++tick_ * 1000);
+    times[1] = times[0];
+    REQUIRE(::utimensat(AT_FDCWD, dir.c_str(), times, 0) == 0);
+  }
+  void settle_tree(const std::string& root) {
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_directory()) settle(e.path().string());
+    settle(root);
+  }
+
+ private:
+  long tick_ = 0;
+};
+
+struct Sources {
+  TempDir tmp{"watch"};
+  std::string claude = tmp / "claude";
+  std::string omp = tmp / "omp";
+  std::string pi = tmp / "pi";
+  std::string codex = tmp / "codex";
+  std::string outside = tmp / "outside";
+  std::string idx = tmp / "index";
+  std::string idx_full = tmp / "index-full";  // the same history, every run on the full plan
+  Clock clock;
+
+  Sources() {
+    make_tree(claude, {"-Users-user-project", "D--oh-my-posh"});
+    copy_tree(test_data_dir() + "/mixed/omp", omp);
+    copy_tree(test_data_dir() + "/mixed/pi", pi);
+    copy_tree(test_data_dir() + "/mixed/codex", codex);
+    fs::create_directories(outside);
+    write_file(omp + "/custom-session-files/reg1", outside + "/2026-11-01T12-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a0f1.jsonl\n");
+    for (const auto& d : {claude, omp, pi, codex, outside}) clock.settle_tree(d);
+  }
+  std::vector<SourceRoot> roots() const {
+    return {{"claude", claude}, {"omp", omp}, {"pi", pi}, {"codex", codex}};
+  }
+  IndexSummary refresh() {
+    IndexOptions o;
+    o.quick_check = true;
+    o.wait_for_lock = false;
+    return run_index(idx, roots(), o);
+  }
+  // The full plan's index after the same changes.
+  std::vector<std::string> full_plan_fingerprint() {
+    IndexSummary s = run_index(idx_full, roots(), IndexOptions{});
+    REQUIRE(s.files_unreadable == 0);
+    return fingerprint(idx_full);
+  }
+};
+
+std::string omp_line(const std::string& id, const std::string& parent, const std::string& text) {
+  return R"({"type":"message","id":")" + id + R"(","parentId":")" + parent +
+         R"(","timestamp":"2026-11-05T10:00:00.000Z","message":{"role":"user","content":")" + text + R"("}})" + "\n";
+}
+
+std::string first_file(const std::string& dir, std::string_view suffix) {
+  std::vector<std::string> found;
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().string().ends_with(suffix)) found.push_back(e.path().string());
+  REQUIRE(!found.empty());
+  std::sort(found.begin(), found.end());
+  return found.front();
+}
+
+}  // namespace
+
+TEST_CASE("watch: a refresh after each kind of change equals a clean build, by the plan the change calls for",
+          "[watch]") {
+  Sources s;
+  IndexSummary first = run_index(s.idx, s.roots(), IndexOptions{});
+  REQUIRE(first.files_unreadable == 0);
+  CHECK(first.plan == "full");
+  s.full_plan_fingerprint();
+
+  // `changed`: the files read (a replaced or shrunk transcript's session is read again whole).
+  auto step = [&](const char* what, std::string_view plan, uint64_t changed) {
+    INFO("after: " << what);
+    IndexSummary r = s.refresh();
+    CHECK(r.plan == plan);
+    CHECK(r.files_changed == changed);
+    CHECK_SAME_INDEX(s.idx, s.full_plan_fingerprint());
+    // Whatever the plan, the run left a record the next refresh trusts.
+    IndexSummary again = s.refresh();
+    CHECK(again.plan == "unchanged");
+    CHECK(again.files_changed == 0);
+    CHECK(again.files_seen == r.files_seen);
+  };
+
+  step("nothing", "unchanged", 0);
+
+  const std::string claude_main = s.claude + "/" + kClaudeMain;
+  append_file(claude_main, R"({"type":"user","uuid":"watch-u1","parentUuid":null,"sessionId":"b3edadab-bca0-4054-9b41-f7ffa6941260","timestamp":"2026-11-05T10:00:00.000Z","message":{"role":"user","content":"quickcheckappendedword"}})"
+                           "\n");
+  step("a Claude transcript grew", "targeted", 1);
+
+  const std::string omp_file = first_file(s.omp + "/sessions/-work-omp-proj", ".jsonl");
+  append_file(omp_file, omp_line("wq000001", "", "omp grows quietly"));
+  step("an omp transcript grew", "targeted", 1);
+
+  // (Not the rollout whose last line has no newline: a line appended to it is glued to that one,
+  // which a clean build keys apart from an incremental one.)
+  const std::string rollout = first_file(s.codex + "/sessions", "01a0b1c2-0000-7000-8000-00000000d001.jsonl");
+  append_file(rollout, R"({"timestamp":"2026-11-05T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"codex grows"}]}})"
+                       "\n");
+  step("a Codex rollout grew (its session index is read again with it)", "targeted", 2);
+
+  {
+    // omp rewrites its title slot in place: same size, same inode, new mtime.
+    const size_t at = read_file(omp_file).find("Zebraslot");
+    REQUIRE(at != std::string::npos);
+    std::fstream f(omp_file, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(at));
+    f.put('Q');
+  }
+  step("an omp title slot was rewritten in place", "targeted", 1);
+
+  const std::string new_main = s.claude + "/-Users-user-project/aaaaaaaa-0000-4000-8000-00000000f001.jsonl";
+  write_file(new_main, R"({"type":"user","uuid":"watch-n1","parentUuid":null,"sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:00:00.000Z","message":{"role":"user","content":"a new session"}})"
+                       "\n");
+  s.clock.settle(s.claude + "/-Users-user-project");
+  step("a new session in a known project", "full", 1);
+
+  const std::string sub = s.claude + "/-Users-user-project/aaaaaaaa-0000-4000-8000-00000000f001/subagents";
+  fs::create_directories(sub);
+  write_file(sub + "/agent-w1.jsonl", R"({"type":"user","uuid":"watch-s1","parentUuid":null,"isSidechain":true,"agentId":"w1","sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:01:00.000Z","message":{"role":"user","content":"a subagent appears"}})"
+                                    "\n");
+  s.clock.settle(sub);
+  s.clock.settle(s.claude + "/-Users-user-project/aaaaaaaa-0000-4000-8000-00000000f001");
+  s.clock.settle(s.claude + "/-Users-user-project");
+  step("a subagents dir appeared in a session dir", "full", 1);
+
+  const std::string listed = s.outside + "/2026-11-01T12-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a0f1.jsonl";
+  write_file(listed, R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-00000000a0f1","timestamp":"2026-11-05T12:00:00.000Z","cwd":"/work/outside"})"
+                     "\n" + omp_line("wq000002", "", "registered file appears"));
+  s.clock.settle(s.outside);
+  step("a file the omp registry names appeared", "full", 1);
+
+  write_file(s.omp + "/custom-session-files/reg1", listed + "\n" + s.outside + "/2026-11-01T13-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a0f2.jsonl\n");
+  write_file(s.outside + "/2026-11-01T13-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a0f2.jsonl",
+             R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-00000000a0f2","timestamp":"2026-11-05T13:00:00.000Z","cwd":"/work/outside"})"
+             "\n");
+  s.clock.settle(s.outside);
+  step("the omp registry was rewritten in place", "full", 1);
+
+  {
+    const std::string text = read_file(claude_main);
+    replace_file(claude_main + ".tmp", text.substr(0, text.size() / 2));
+    fs::rename(claude_main + ".tmp", claude_main);
+    s.clock.settle(s.claude + "/-Users-user-project");
+  }
+  step("a transcript was replaced by a shorter one", "full", 6);
+
+  {
+    // Truncated in place (same inode): a shrink is for the full plan.
+    const std::string text = read_file(new_main);
+    REQUIRE(::truncate(new_main.c_str(), static_cast<off_t>(text.size() / 2)) == 0);
+  }
+  step("a transcript shrank in place", "full", 2);
+
+  fs::remove(sub + "/agent-w1.jsonl");
+  s.clock.settle(sub);
+  step("a subagent transcript was deleted", "full", 0);
+
+  s.clock.settle(s.pi + "/sessions");
+  step("a directory's mtime moved with nothing in it changed", "full", 0);
+}
+
+TEST_CASE("watch: a directory changed within the last two seconds is not trusted", "[watch]") {
+  Sources s;
+  const std::string fresh = s.claude + "/-new-project";
+  fs::create_directories(fresh);  // its mtime (and the root's) is now
+  IndexSummary first = run_index(s.idx, s.roots(), IndexOptions{});
+  REQUIRE(first.files_unreadable == 0);
+  // No record was kept: the next refresh lists everything again.
+  CHECK(s.refresh().plan == "full");
+  s.clock.settle(fresh);
+  s.clock.settle(s.claude);
+  CHECK(s.refresh().plan == "full");  // this one keeps a record
+  CHECK(s.refresh().plan == "unchanged");
+}
+
+TEST_CASE("watch: a record is read only for the roots it was made for, and never when damaged", "[watch]") {
+  Sources s;
+  DiscoveryResult d = discover_claude(s.claude);
+  const std::vector<SourceRoot> roots{{"claude", s.claude}};
+  const std::string record = encode_source_watch(roots, d.observed, d.files, wall_clock_ns());
+  REQUIRE(!record.empty());
+  WatchCheck ok = check_source_watch(record, roots);
+  CHECK(ok.unchanged());
+  CHECK(ok.files == d.files.size());
+
+  CHECK_FALSE(check_source_watch(record, {{"claude", s.claude + "/"}}).usable);
+  CHECK_FALSE(check_source_watch(record, {{"omp", s.claude}}).usable);
+  CHECK_FALSE(check_source_watch(record, {}).usable);
+  for (size_t cut : {size_t{0}, size_t{3}, record.size() / 2, record.size() - 1})
+    CHECK_FALSE(check_source_watch(record.substr(0, cut), roots).usable);
+  CHECK_FALSE(check_source_watch(record + "x", roots).usable);
+
+  // A transcript that grew is named with its new size; nothing else moved.
+  append_file(s.claude + "/" + kClaudeMain, "{}\n");
+  WatchCheck grown = check_source_watch(record, roots);
+  CHECK(grown.usable);
+  CHECK(grown.layout_unchanged);
+  REQUIRE(grown.changed.size() == 1);
+  CHECK(grown.changed[0].path == s.claude + "/" + kClaudeMain);
+  CHECK(grown.changed[0].size == file_size(s.claude + "/" + kClaudeMain));
+  CHECK(grown.all_files.size() == d.files.size());
+  CHECK_FALSE(grown.observed.empty());
+
+  fs::remove(s.claude + "/" + kClaudeMain);
+  WatchCheck gone = check_source_watch(record, roots);
+  CHECK(gone.usable);
+  CHECK_FALSE(gone.layout_unchanged);
+  CHECK(gone.changed.empty());
+}
