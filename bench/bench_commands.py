@@ -176,6 +176,38 @@ def time_floor(osearch, base, env, runs=RUNS):
     return out
 
 
+def time_append_refresh(osearch, base, corpus, env, runs=RUNS):
+    """The path an agent's call takes while its own session is being written: one line appended to one
+    transcript before each run of `list --limit 1` (its refresh reads that line: the quick check's targeted
+    plan). The transcript is cut back to its size afterwards and the index refreshed (a full re-read of it)."""
+    paths = sorted(os.path.join(d, f) for d, _, fs in os.walk(corpus) for f in fs if f.endswith(".jsonl"))
+    if not paths:
+        return {"skipped": "no transcript"}
+    path = paths[len(paths) // 2]
+    size = os.path.getsize(path)
+    with open(path, "rb") as f:
+        lines = f.read().splitlines(keepends=True)
+    line = next((l for l in reversed(lines) if l.endswith(b"\n")), None)
+    if line is None:
+        return {"skipped": "no complete line to repeat"}
+    cmd = [osearch, "list", "--limit", "1", *base, "--format", "json"]
+    got, read = [], []
+    try:
+        for i in range(runs + 1):
+            with open(path, "ab") as f:
+                f.write(line)
+            r = run(cmd, env=env, timeout=600)
+            j = parse_json(r.get("stdout", "")) if r.get("ok") else None
+            read.append((j or {}).get("index", {}).get("refreshed_files"))
+            if i:  # (the first is the warm-up)
+                got.append(r)
+    finally:
+        os.truncate(path, size)
+        run([osearch, "index", *base, "--format", "json"], env=env, timeout=3600, keep_stdout=False)
+    return {"argv": cmd[1:4], "transcript_bytes": size, "refreshed_files": sorted(set(x for x in read if x is not None)),
+            **_stats(got)}
+
+
 def interleaved(variants, env, runs=RUNS):
     """Each variant (name -> argv) once per round, `runs` rounds: the machine's drift hits them all alike."""
     got = {name: [] for name in variants}
@@ -303,6 +335,8 @@ def commands_step(args, osearch, env, log, corpus, idx, db, small=None):
     built = built_subcommands(osearch, env)
     res["built_subcommands"] = sorted(built)
     res["floor"] = time_floor(osearch, base, env, runs)
+    log("commands: list after an append (targeted refresh) ...")
+    res["append_refresh"] = time_append_refresh(osearch, base, corpus, env, runs)
     log("commands: picking targets ...")
     targets = pick_targets(osearch, base, env, args.seed)
     res["targets"] = targets

@@ -232,12 +232,64 @@ TEST_CASE("watch: a record is read only for the roots it was made for, and never
   REQUIRE(grown.changed.size() == 1);
   CHECK(grown.changed[0].path == s.claude + "/" + kClaudeMain);
   CHECK(grown.changed[0].size == file_size(s.claude + "/" + kClaudeMain));
-  CHECK(grown.all_files.size() == d.files.size());
-  CHECK_FALSE(grown.observed.empty());
+  CHECK(grown.files == d.files.size());
+  // The updated record holds the new size: checked again, nothing has moved.
+  CHECK(check_source_watch(grown.updated_record, roots).unchanged());
 
   fs::remove(s.claude + "/" + kClaudeMain);
   WatchCheck gone = check_source_watch(record, roots);
   CHECK(gone.usable);
   CHECK_FALSE(gone.layout_unchanged);
   CHECK(gone.changed.empty());
+}
+
+TEST_CASE("watch: a record of hundreds of files is checked in blocks by two threads, each change found", "[watch]") {
+  TempDir tmp{"watch-many"};
+  const std::string root = tmp / "claude";
+  std::vector<std::string> paths;
+  for (int p = 0; p < 7; ++p) {
+    const std::string dir = root + "/-project-" + std::to_string(p);
+    fs::create_directories(dir);
+    for (int i = 0; i < 60; ++i) {
+      char id[64];
+      std::snprintf(id, sizeof id, "%08d-0000-4000-8000-%012d", p, i);
+      paths.push_back(dir + "/" + id + ".jsonl");
+      write_file(paths.back(), "{}\n");
+    }
+  }
+  Clock clock;
+  clock.settle_tree(root);
+  const std::vector<SourceRoot> roots{{"claude", root}};
+  DiscoveryResult d = discover_claude(root);
+  REQUIRE(d.files.size() == paths.size());
+  const std::string record = encode_source_watch(roots, d.observed, d.files, wall_clock_ns());
+  REQUIRE(!record.empty());
+  CHECK(check_source_watch(record, roots).unchanged());
+  CHECK(check_source_watch(record, roots).files == paths.size());
+
+  // One change near the start, one in the last block: both named, with what discovery said of them.
+  append_file(paths[3], "{}\n");
+  append_file(paths[paths.size() - 2], "{}\n{}\n");
+  WatchCheck c = check_source_watch(record, roots);
+  CHECK(c.usable);
+  CHECK(c.layout_unchanged);
+  REQUIRE(c.changed.size() == 2);
+  std::map<std::string, SourceFile> by_path;
+  for (const auto& f : c.changed) by_path[f.path] = f;
+  for (const auto& f : d.files) {
+    if (!by_path.count(f.path)) continue;
+    const SourceFile& got = by_path[f.path];
+    CHECK(got.kind == f.kind);
+    CHECK(got.agent == f.agent);
+    CHECK(got.project == f.project);
+    CHECK(got.session_id == f.session_id);
+    CHECK(got.size == file_size(f.path));
+  }
+  CHECK(by_path.count(paths[3]));
+  CHECK(by_path.count(paths[paths.size() - 2]));
+  CHECK(check_source_watch(c.updated_record, roots).unchanged());
+
+  // A file gone from the last block changes the layout, whichever thread looks at it.
+  fs::remove(paths.back());
+  CHECK_FALSE(check_source_watch(record, roots).layout_unchanged);
 }

@@ -13,6 +13,7 @@
 #include "engine/index/source_watch.h"
 #include "engine/store/errors.h"
 #include "engine/store/store.h"
+#include "engine/store/trace.h"
 
 namespace osearch {
 namespace {
@@ -31,13 +32,17 @@ bool names_no_space(const Xapian::Error& e) {
 // to find and report.
 std::optional<WatchCheck> quick_check(const std::string& index_dir, const std::vector<SourceRoot>& roots) {
   try {
+    PhaseTimer timer("quick");
     Store store(index_dir, Store::Mode::Read);
     LmdbTxn r(store.env(), true);
+    timer.mark("open");
     if (Store::meta_u64(r, store.db(), meta_key::kSchema) != index_schema_version()) return std::nullopt;
     if (r.get(store.db().meta, meta_key::kInFlight)) return std::nullopt;
     auto record = r.get(store.db().meta, meta_key::kSourceWatch);
     if (!record) return std::nullopt;
     WatchCheck check = check_source_watch(*record, roots);
+    timer.count("record bytes", record->size());
+    timer.mark("check");
     if (!check.usable || !check.layout_unchanged) return std::nullopt;
     return check;
   } catch (const std::exception&) {

@@ -336,7 +336,6 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   if (targeted) {
     summary.plan = "targeted";
     files = files_to_read(*known);
-    observed = known->observed;
   } else {
     // Two roots may share a file (Codex's session index), or reach one through links (omp profiles
     // link their sessions dir to the default one): each is read once.
@@ -365,7 +364,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
   std::set<std::string> discovered;
   bool codex_changed = false;
-  summary.files_seen = targeted ? known->all_files.size() : files.size();
+  summary.files_seen = targeted ? known->files : files.size();
   summary.files_skipped = summary.files_seen - files.size();
   for (const auto& f : files) {
     discovered.insert(f.path);
@@ -514,7 +513,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     compact_shards(store, xapian, layout);
     if (rebuild) switch_to_rebuilt(store, *rebuild, options.at_point);
     if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0)
-      keep_source_watch(store, encode_source_watch(roots, observed, targeted ? known->all_files : files, wall_clock_ns()));
+      keep_source_watch(store, targeted ? known->updated_record : encode_source_watch(roots, observed, files, wall_clock_ns()));
   }
 
   summary.new_messages = batch.counters().messages;

@@ -3,6 +3,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include "engine/store/codec.h"
@@ -13,14 +14,19 @@
 namespace osearch {
 namespace {
 
-constexpr std::string_view kMagic = "osw1";
+// Record layout: "osw2", the roots, the entry count, the block count, the blocks' size, each
+// block's start (u32 little-endian, from the first block), then the blocks. An entry is its path (front-coded against
+// the previous entry of its block), flags, dev, inode, then size and mtime as fixed 8 bytes (so a
+// targeted run patches them in place), then for a transcript what discovery made of it. Blocks
+// decode on their own, so two threads check half each without building the whole list.
+constexpr std::string_view kMagic = "osw2";
+constexpr size_t kBlockEntries = 128;
 constexpr int64_t kTrustAfterNs = 2'000'000'000;  // a directory's mtime settles after this
-constexpr uint64_t kTranscript = 8;               // type flag: the entry is a transcript with its SourceFile
-constexpr uint64_t kSameAgent = 1, kSameProject = 2;
+constexpr uint64_t kTypeMask = 3, kTranscript = 4, kSessionIsStem = 8, kSameAgent = 16, kSameProject = 32;
 
 struct Entry {
   PathStat stat;
-  const SourceFile* file = nullptr;  // a transcript (encoding only)
+  const SourceFile* file = nullptr;  // a transcript
 };
 
 bool path_before(const Entry& a, const Entry& b) {
@@ -28,14 +34,25 @@ bool path_before(const Entry& a, const Entry& b) {
   return (a.file != nullptr) < (b.file != nullptr);
 }
 
-PathStat stat_of(const SourceFile& f) {
-  return PathStat{f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns};
-}
-
 size_t shared_prefix(std::string_view a, std::string_view b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
   return n;
+}
+
+// "<dir>/<id>.jsonl" -> "<id>"
+std::string_view stem_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  if (name.ends_with(".jsonl")) name.remove_suffix(6);
+  return name;
+}
+
+void put_fixed64(std::string& out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (i * 8)) & 0xff));
+}
+void put_fixed32(std::string& out, uint32_t v) {
+  for (int i = 0; i < 4; ++i) out.push_back(static_cast<char>((v >> (i * 8)) & 0xff));
 }
 
 void encode_roots(Encoder& e, const std::vector<SourceRoot>& roots) {
@@ -46,18 +63,143 @@ void encode_roots(Encoder& e, const std::vector<SourceRoot>& roots) {
   }
 }
 
-// Stats `paths` into `out` (two threads when there are many: the bulk of the check).
-void stat_all(const std::vector<std::string>& paths, std::vector<PathStat>& out) {
-  out.resize(paths.size());
-  auto range = [&](size_t from, size_t to) {
-    int err = 0;
-    for (size_t i = from; i < to; ++i) out[i] = stat_path(paths[i], err);
-  };
-  if (paths.size() < 256) return range(0, paths.size());
-  const size_t half = paths.size() / 2;
-  std::thread other = start_worker(range, half, paths.size());
-  range(0, half);
-  other.join();
+// A bounds-checked reader over the record: varints, strings and fixed little-endian words.
+class Reader {
+ public:
+  Reader(std::string_view in, size_t pos) : in_(in), pos_(pos) {}
+  bool ok() const { return ok_; }
+  size_t pos() const { return pos_; }
+  uint64_t var() {
+    uint64_t v = 0;
+    for (int shift = 0; shift < 64 && ok_; shift += 7) {
+      if (pos_ >= in_.size()) break;
+      const auto byte = static_cast<uint8_t>(in_[pos_++]);
+      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
+      if (!(byte & 0x80)) return v;
+    }
+    ok_ = false;
+    return 0;
+  }
+  uint64_t fixed(int bytes) {
+    if (!ok_ || in_.size() - pos_ < static_cast<size_t>(bytes)) {
+      ok_ = false;
+      return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (i * 8);
+    pos_ += static_cast<size_t>(bytes);
+    return v;
+  }
+  std::string_view str() {
+    const uint64_t n = var();
+    if (!ok_ || n > in_.size() - pos_) {
+      ok_ = false;
+      return {};
+    }
+    std::string_view s = in_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+
+ private:
+  std::string_view in_;
+  size_t pos_;
+  bool ok_ = true;
+};
+
+// What one thread found in its blocks.
+struct BlockFindings {
+  bool ok = true;               // every entry decoded
+  bool layout_changed = false;
+  size_t files = 0;
+  std::vector<SourceFile> changed;
+  std::vector<size_t> patch_at;  // where each changed file's size and mtime are in the record
+  std::vector<SourceFile> session_indexes;
+};
+
+SourceFile source_file(const std::string& path, uint64_t kind, std::string_view agent, std::string_view project,
+                       std::string_view sid, std::string_view sid_full, std::string_view agent_id,
+                       std::string_view run) {
+  SourceFile f;
+  f.path = path;
+  f.kind = static_cast<SourceKind>(kind);
+  f.agent = std::string(agent);
+  f.project = std::string(project);
+  f.session_id = std::string(sid);
+  f.session_id_full = std::string(sid_full);
+  f.agent_id = std::string(agent_id);
+  f.workflow_run = std::string(run);
+  return f;
+}
+
+// `starts` holds one more element: the blocks' end.
+void check_blocks(std::string_view record, size_t entries_at, const std::vector<uint32_t>& starts, size_t first,
+                  size_t last, uint64_t n, const std::atomic<bool>& stop, BlockFindings& out) {
+  std::string path;
+  for (size_t b = first; b < last && !stop.load(std::memory_order_relaxed); ++b) {
+    Reader r(record, entries_at + starts[b]);
+    const uint64_t count = std::min<uint64_t>(kBlockEntries, n - b * kBlockEntries);
+    path.clear();
+    std::string_view agent, project;
+    for (uint64_t i = 0; i < count; ++i) {
+      const uint64_t shared = r.var();
+      const std::string_view suffix = r.str();
+      if (!r.ok() || shared > path.size()) return void(out.ok = false);
+      path.resize(shared);
+      path.append(suffix);
+      const uint64_t flags = r.var();
+      PathStat was;
+      was.type = static_cast<PathStat::Type>(flags & kTypeMask);
+      was.dev = r.var();
+      was.ino = r.var();
+      const size_t stat_at = r.pos();
+      was.size = r.fixed(8);
+      was.mtime_ns = static_cast<int64_t>(r.fixed(8));
+      uint64_t kind = 0;
+      std::string_view sid, sid_full, agent_id, run;
+      if (flags & kTranscript) {
+        kind = r.var();
+        if (!(flags & kSameAgent)) agent = r.str();
+        if (!(flags & kSameProject)) project = r.str();
+        sid = flags & kSessionIsStem ? stem_of(path) : r.str();
+        sid_full = r.str();
+        agent_id = r.str();
+        run = r.str();
+      }
+      if (!r.ok()) return void(out.ok = false);
+      int err = 0;
+      const PathStat is = stat_path(path, err);
+      if (!(flags & kTranscript)) {
+        was.path = path;
+        if (!(is == was)) out.layout_changed = true;
+      } else {
+        ++out.files;
+        const bool same_file = is.type == PathStat::Type::File && is.dev == was.dev && is.ino == was.ino;
+        // A transcript replaced, gone, shrunk or no longer a file is for the full plan.
+        if (!same_file || is.size < was.size) {
+          out.layout_changed = true;
+        } else if (is.size != was.size || is.mtime_ns != was.mtime_ns) {
+          SourceFile f = source_file(path, kind, agent, project, sid, sid_full, agent_id, run);
+          f.dev = is.dev;
+          f.ino = is.ino;
+          f.size = is.size;
+          f.mtime_ns = is.mtime_ns;
+          out.changed.push_back(std::move(f));
+          out.patch_at.push_back(stat_at);
+        }
+        if (static_cast<SourceKind>(kind) == SourceKind::CodexSessionIndex) {
+          SourceFile f = source_file(path, kind, agent, project, sid, sid_full, agent_id, run);
+          f.dev = is.dev;
+          f.ino = is.ino;
+          f.size = is.size;
+          f.mtime_ns = is.mtime_ns;
+          out.session_indexes.push_back(std::move(f));
+        }
+      }
+      if (out.layout_changed) return;
+    }
+    if (r.pos() != entries_at + starts[b + 1]) return void(out.ok = false);  // a block ends where the next begins
+  }
 }
 
 }  // namespace
@@ -70,134 +212,119 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
     if (o.type == PathStat::Type::Dir && o.mtime_ns > now_ns - kTrustAfterNs) return {};
     entries.push_back({o, nullptr});
   }
-  for (const auto& f : files) entries.push_back({stat_of(f), &f});
+  for (const auto& f : files)
+    entries.push_back({PathStat{f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns}, &f});
   std::sort(entries.begin(), entries.end(), path_before);
   // A root is observed twice (opened, then listed): one entry each, unless it changed in between.
   entries.erase(std::unique(entries.begin(), entries.end(),
                             [](const Entry& a, const Entry& b) { return !a.file && !b.file && a.stat == b.stat; }),
                 entries.end());
 
+  Encoder body;
+  std::vector<uint32_t> starts;
+  std::string_view prev_path, prev_agent, prev_project;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (i % kBlockEntries == 0) {
+      if (body.bytes().size() > UINT32_MAX) return {};
+      starts.push_back(static_cast<uint32_t>(body.bytes().size()));
+      prev_path = prev_agent = prev_project = {};
+    }
+    const Entry& en = entries[i];
+    const std::string& path = en.stat.path;
+    const size_t shared = shared_prefix(prev_path, path);
+    body.u64(shared);
+    body.str(std::string_view(path).substr(shared));
+    prev_path = path;
+    uint64_t flags = static_cast<uint64_t>(en.stat.type);
+    if (en.file) {
+      flags |= kTranscript;
+      if (en.file->session_id == stem_of(path)) flags |= kSessionIsStem;
+      if (!prev_agent.empty() && en.file->agent == prev_agent) flags |= kSameAgent;
+      if (!prev_project.empty() && en.file->project == prev_project) flags |= kSameProject;
+    }
+    body.u64(flags);
+    body.u64(en.stat.dev);
+    body.u64(en.stat.ino);
+    put_fixed64(body.bytes(), en.stat.size);
+    put_fixed64(body.bytes(), static_cast<uint64_t>(en.stat.mtime_ns));
+    if (!en.file) continue;
+    const SourceFile& f = *en.file;
+    body.u64(static_cast<uint64_t>(f.kind));
+    if (!(flags & kSameAgent)) body.str(f.agent);
+    if (!(flags & kSameProject)) body.str(f.project);
+    if (!(flags & kSessionIsStem)) body.str(f.session_id);
+    body.str(f.session_id_full);
+    body.str(f.agent_id);
+    body.str(f.workflow_run);
+    prev_agent = f.agent;
+    prev_project = f.project;
+  }
   Encoder e;
   e.bytes().append(kMagic);
   encode_roots(e, roots);
   e.u64(entries.size());
-  std::string_view prev_path, prev_agent, prev_project;
-  for (const auto& en : entries) {
-    const std::string& path = en.stat.path;
-    const size_t shared = shared_prefix(prev_path, path);
-    e.u64(shared);
-    e.str(std::string_view(path).substr(shared));
-    prev_path = path;
-    e.u64(static_cast<uint64_t>(en.stat.type) | (en.file ? kTranscript : 0));
-    e.u64(en.stat.dev);
-    e.u64(en.stat.ino);
-    e.u64(en.stat.size);
-    e.i64(en.stat.mtime_ns);
-    if (!en.file) continue;
-    const SourceFile& f = *en.file;
-    e.u64(static_cast<uint64_t>(f.kind));
-    const uint64_t same = (f.agent == prev_agent ? kSameAgent : 0) | (f.project == prev_project ? kSameProject : 0);
-    e.u64(same);
-    if (!(same & kSameAgent)) e.str(f.agent);
-    if (!(same & kSameProject)) e.str(f.project);
-    prev_agent = f.agent;
-    prev_project = f.project;
-    e.str(f.session_id);
-    e.str(f.session_id_full);
-    e.str(f.agent_id);
-    e.str(f.workflow_run);
-  }
+  e.u64(starts.size());
+  e.u64(body.bytes().size());
+  for (uint32_t s : starts) put_fixed32(e.bytes(), s);
+  e.bytes().append(body.bytes());
   return e.take();
 }
 
 WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots) {
   WatchCheck out;
-  if (record.substr(0, kMagic.size()) != kMagic) return out;
-  Encoder expected_roots;
-  encode_roots(expected_roots, roots);
-  record.remove_prefix(kMagic.size());
-  if (record.substr(0, expected_roots.bytes().size()) != expected_roots.bytes()) return out;
-  Decoder d(record.substr(expected_roots.bytes().size()));
+  Encoder head;
+  head.bytes().append(kMagic);
+  encode_roots(head, roots);
+  if (!record.starts_with(head.bytes())) return out;
+  Reader r(record, head.bytes().size());
+  const uint64_t n = r.var();
+  const uint64_t blocks = r.var();
+  const uint64_t body_bytes = r.var();
+  if (!r.ok() || blocks != (n + kBlockEntries - 1) / kBlockEntries || blocks > record.size() / 4) return out;
+  std::vector<uint32_t> starts(blocks);
+  for (auto& s : starts) s = static_cast<uint32_t>(r.fixed(4));
+  if (!r.ok() || record.size() - r.pos() != body_bytes || body_bytes > UINT32_MAX) return out;
+  const size_t entries_at = r.pos();
+  starts.push_back(static_cast<uint32_t>(body_bytes));
+  if (starts[0] != 0) return out;
+  for (size_t b = 0; b < blocks; ++b)
+    if (starts[b] >= starts[b + 1]) return out;
 
-  const uint64_t n = d.u64();
-  if (!d.ok() || n > record.size()) return out;
-  std::vector<std::string> paths;
-  std::vector<PathStat> recorded;
-  std::vector<SourceFile> files;
-  std::vector<size_t> file_of(n, SIZE_MAX);  // entry -> index in files
-  paths.reserve(n);
-  recorded.reserve(n);
-  std::string path, agent, project;
-  for (uint64_t i = 0; i < n; ++i) {
-    const uint64_t shared = d.u64();
-    const std::string_view suffix = d.str();
-    if (!d.ok() || shared > path.size()) return out;
-    path.resize(shared);
-    path.append(suffix);
-    const uint64_t type = d.u64();
-    PathStat st;
-    st.path = path;
-    st.type = static_cast<PathStat::Type>(type & 3);
-    st.dev = d.u64();
-    st.ino = d.u64();
-    st.size = d.u64();
-    st.mtime_ns = d.i64();
-    if (type & kTranscript) {
-      SourceFile f;
-      f.path = path;
-      f.kind = static_cast<SourceKind>(d.u64());
-      const uint64_t same = d.u64();
-      if (!(same & kSameAgent)) agent = std::string(d.str());
-      if (!(same & kSameProject)) project = std::string(d.str());
-      f.agent = agent;
-      f.project = project;
-      f.session_id = std::string(d.str());
-      f.session_id_full = std::string(d.str());
-      f.agent_id = std::string(d.str());
-      f.workflow_run = std::string(d.str());
-      f.dev = st.dev;
-      f.ino = st.ino;
-      f.size = st.size;
-      f.mtime_ns = st.mtime_ns;
-      file_of[i] = files.size();
-      files.push_back(std::move(f));
-    }
-    if (!d.ok()) return out;
-    paths.push_back(path);
-    recorded.push_back(std::move(st));
+  std::atomic<bool> stop{false};
+  BlockFindings first, second;
+  const size_t half = blocks / 2;
+  if (n >= 256) {
+    auto run_second = [&] {
+      check_blocks(record, entries_at, starts, half, blocks, n, stop, second);
+      if (!second.ok || second.layout_changed) stop = true;
+    };
+    std::thread other = start_worker(run_second);
+    check_blocks(record, entries_at, starts, 0, half, n, stop, first);
+    if (!first.ok || first.layout_changed) stop = true;
+    other.join();
+  } else {
+    check_blocks(record, entries_at, starts, 0, blocks, n, stop, first);
   }
-  if (!d.at_end()) return out;
+  if (!first.ok || !second.ok) return out;
   out.usable = true;
-  out.files = files.size();
-
-  std::vector<PathStat> now;
-  stat_all(paths, now);
-  out.layout_unchanged = true;
-  for (size_t i = 0; i < n && out.layout_unchanged; ++i) {
-    const PathStat& was = recorded[i];
-    const PathStat& is = now[i];
-    if (file_of[i] == SIZE_MAX) {
-      out.layout_unchanged = is == was;
-      continue;
-    }
-    // A transcript replaced, gone or no longer a file is for discovery to sort out.
-    if (is.type != PathStat::Type::File || is.dev != was.dev || is.ino != was.ino) {
-      out.layout_unchanged = false;
-    } else if (is.size < was.size) {
-      out.layout_unchanged = false;
-    } else if (is.size != was.size || is.mtime_ns != was.mtime_ns) {
-      SourceFile& f = files[file_of[i]];
-      f.size = is.size;
-      f.mtime_ns = is.mtime_ns;
-      out.changed.push_back(f);
-    }
+  out.layout_unchanged = !first.layout_changed && !second.layout_changed;
+  if (!out.layout_unchanged) return out;
+  out.files = first.files + second.files;
+  for (BlockFindings* f : {&first, &second}) {
+    for (auto& c : f->changed) out.changed.push_back(std::move(c));
+    for (auto& c : f->session_indexes) out.session_indexes.push_back(std::move(c));
   }
-  if (!out.layout_unchanged) out.changed.clear();
-  if (out.layout_unchanged && !out.changed.empty()) {
-    out.all_files = std::move(files);
-    for (size_t i = 0; i < n; ++i)
-      if (file_of[i] == SIZE_MAX) out.observed.push_back(std::move(recorded[i]));
-  }
+  if (out.changed.empty()) return out;
+  out.updated_record = std::string(record);
+  size_t k = 0;
+  for (BlockFindings* f : {&first, &second})
+    for (size_t at : f->patch_at) {
+      const SourceFile& c = out.changed[k++];
+      std::string fixed;
+      put_fixed64(fixed, c.size);
+      put_fixed64(fixed, static_cast<uint64_t>(c.mtime_ns));
+      out.updated_record.replace(at, fixed.size(), fixed);
+    }
   return out;
 }
 
@@ -207,10 +334,8 @@ std::vector<SourceFile> files_to_read(const WatchCheck& check) {
     return f.kind == SourceKind::CodexRollout;
   });
   if (rollout_changed)
-    for (const auto& f : check.all_files)
-      if (f.kind == SourceKind::CodexSessionIndex &&
-          std::none_of(out.begin(), out.end(), [&](const SourceFile& c) { return c.path == f.path; }))
-        out.push_back(f);
+    for (const auto& f : check.session_indexes)
+      if (std::none_of(out.begin(), out.end(), [&](const SourceFile& c) { return c.path == f.path; })) out.push_back(f);
   return out;
 }
 

@@ -30,21 +30,19 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
                                 const std::vector<SourceFile>& files, int64_t now_ns);
 
 struct WatchCheck {
-  bool usable = false;           // a well-formed record for these roots
+  bool usable = false;            // a well-formed record for these roots
   bool layout_unchanged = false;  // every directory, registry and missing file is as recorded
-  size_t files = 0;              // transcripts recorded
+  size_t files = 0;               // transcripts recorded
   // Transcripts whose stat moved, with their new stat (only when layout_unchanged). A file that is
-  // gone or no longer a regular file makes layout_unchanged false instead.
+  // gone, replaced, shrunk or no longer a regular file makes layout_unchanged false instead.
   std::vector<SourceFile> changed;
-  // With layout_unchanged and changed non-empty: every recorded transcript, the changed ones with
-  // their new stat (what discovery would return now).
-  std::vector<SourceFile> all_files;
-  std::vector<PathStat> observed;  // with all_files: the recorded observations (all still true)
+  std::vector<SourceFile> session_indexes;  // Codex session index files recorded (with `changed`)
+  // With `changed`: the record with their new stats, for the run that reads them to keep.
+  std::string updated_record;
   bool unchanged() const { return usable && layout_unchanged && changed.empty(); }
 };
 
-// Stats every recorded path (in two threads for big records). A transcript that shrank is left to
-// the full plan (its session is read again whole, with every file of it).
+// Stats every recorded path (in two threads for big records), decoding the record as it goes.
 WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots);
 
 // The files a targeted run reads: the changed ones, and Codex's session index when a rollout changed
