@@ -14,6 +14,7 @@
 #include "cli/json_writer.h"
 #include "cli/terminal_text.h"
 #include "engine/query/check.h"
+#include "engine/query/memories.h"
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
 #include "engine/query/reader.h"
@@ -226,6 +227,9 @@ uint64_t refresh_before_query(const Context& ctx, bool& stale) {
   IndexOptions opts;
   opts.wait_for_lock = false;  // a running indexer keeps going; we answer from the committed state
   opts.skip_if_read_only = true;  // a backup or another user's index: answer from it as it is
+  // Memory files edited since their last read are re-read (a stat per active memory). Their own
+  // env and lock: this never waits for an indexer.
+  refresh_memories(ctx.index_dir, true);
   try {
     IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
     stale = s.busy || s.read_only;
