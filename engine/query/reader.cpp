@@ -137,7 +137,9 @@ IndexCounts IndexReader::counts() const {
   c.sessions = Store::entries(*txn_, db().sessions);
   c.messages = Store::entries(*txn_, db().messages);
   c.tool_calls = Store::entries(*txn_, db().tool_calls);
-  c.memories = memories_.size();
+  // The memory env's records, plus the records env's reserved `memories` db (empty in every index
+  // osearch writes; counted so that nothing stored there is hidden).
+  c.memories = memories_.size() + Store::entries(*txn_, db().memories);
   c.last_indexed_at = static_cast<int64_t>(Store::meta_u64(*txn_, db(), meta_key::kLastIndexedAt));
   return c;
 }
