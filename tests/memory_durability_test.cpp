@@ -147,7 +147,7 @@ TEST_CASE("memory: kill -9 during remember leaves no memory or a whole one", "[m
     const std::string p = m.note("k.md", "killed midway");
     std::mt19937 rng(11);
     int launched = 0;
-    for (int round = 0; round < 12; ++round) {
+    for (int round = 0; round < 16; ++round) {
         const std::string summary = "killword" + std::to_string(round);
         const std::string bin = osearch_binary();
         std::vector<std::string> args{bin, "memory", "remember", "--path", p, "--summary", summary, "--index", m.idx};
@@ -162,7 +162,7 @@ TEST_CASE("memory: kill -9 during remember leaves no memory or a whole one", "[m
             return 127;
         });
         ++launched;
-        ::usleep(std::uniform_int_distribution<int>(0, 40000)(rng));
+        ::usleep(std::uniform_int_distribution<int>(0, 150000)(rng));
         ::kill(pid, SIGKILL);
         wait_child(pid);
     }

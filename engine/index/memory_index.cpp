@@ -139,6 +139,19 @@ MemorySyncResult sync_memory_index(const std::string& index_dir, const MemorySto
   }
   DocBuilder builder;
   if (rebuild) {
+    // Only the memories the commits since the indexed generation changed, when the log says which.
+    const std::string had = db.get_metadata(kGenerationKey);
+    std::optional<std::vector<std::string>> changed;
+    if (!had.empty() && had.find_first_not_of("0123456789") == std::string::npos && had.size() < 20)
+      changed = snap.changed_since(std::stoull(had));
+    if (changed) {
+      for (const auto& id : *changed)
+        if (auto r = snap.get(id)) db.replace_document(unique_term(id), memory_document(builder, *r));
+      rebuild = false;
+      result.updated = changed->size();
+    }
+  }
+  if (rebuild) {
     std::vector<std::string> old;
     const std::string pfx = unique_term("");
     for (auto t = db.allterms_begin(pfx); t != db.allterms_end(pfx); ++t) old.push_back(*t);

@@ -6,7 +6,8 @@
 // rebuilds it whole: it is tiny. Writers serialise on an flock of <index>/memories-text.lock
 // (Xapian's own lock fails instead of waiting, and two remembers must both land).
 //
-// Document: terms as above plus boolean XTmemory, XP<project>, XMEMDELETED when archived and a
+// The env's change log (memory_changes) names what each commit changed, so a remember redoes one
+// document, not all. Document: terms as above plus boolean XTmemory, XP<project>, XMEMDELETED when archived and a
 // unique Q term; values kSlotTime = created_at, kSlotSession = "memory/<id>" (a collapse key of its
 // own: a memory is never folded into a session), kSlotMemory = id, kSlotMemorySig = the file's
 // size/mtime/inode when it was read (a refresh re-reads a file whose stat differs).
@@ -28,11 +29,13 @@ std::string memory_text_dir(const std::string& index_dir);
 
 struct MemorySyncResult {
   bool rebuilt = false;
+  uint64_t updated = 0;  // documents redone from the change log instead of a rebuild
   uint64_t files_reread = 0;
 };
 
-// Brings memories-text up to the memory env's current state: rebuilt when its generation differs
-// (or it cannot be opened), else with `refresh_files`, documents of files whose stat changed are
+// Brings memories-text up to the memory env's current state: when its generation differs, the
+// memories the change log names since then are redone (the whole database when the log cannot say,
+// or it cannot be opened); else with `refresh_files`, documents of files whose stat changed are
 // re-read. Cheap when nothing changed (a stat per memory, no lock taken).
 MemorySyncResult sync_memory_index(const std::string& index_dir, const MemoryStore& store, bool refresh_files);
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
@@ -132,6 +133,12 @@ MemoryStore::MemoryStore(const std::string& index_dir, Mode mode) {
       env_.close();  // created by a writer that has not committed its first transaction yet
       return;
     }
+    try {
+      dbs_.changes = txn.open_db("memory_changes", create);
+      has_changes_ = true;
+    } catch (const LmdbError& e) {
+      if (e.code != MDB_NOTFOUND) throw;  // an env from before the change log: full rebuilds only
+    }
     if (mode == Mode::Write) {
       const uint64_t format = meta_u64(txn, dbs_.meta, kFormatKey);
       if (format > kMemoryFormat)
@@ -191,8 +198,28 @@ std::vector<memory::Event> MemoryStore::Snapshot::events(std::string_view id) co
 uint64_t MemoryStore::Snapshot::generation() const { return txn_ ? meta_u64(*txn_, store_.dbs_.meta, kGenerationKey) : 0; }
 uint64_t MemoryStore::Snapshot::count() const { return txn_ ? Store::entries(*txn_, store_.dbs_.memories) : 0; }
 
-void MemoryStore::bump_generation(LmdbTxn& txn) {
-  put_u64(txn, dbs_.meta, kGenerationKey, meta_u64(txn, dbs_.meta, kGenerationKey) + 1);
+void MemoryStore::bump_generation(LmdbTxn& txn, std::string_view id) {
+  const uint64_t next = meta_u64(txn, dbs_.meta, kGenerationKey) + 1;
+  put_u64(txn, dbs_.meta, kGenerationKey, next);
+  std::string key;
+  put_be64(key, next);
+  txn.put(dbs_.changes, key, id);
+}
+
+std::optional<std::vector<std::string>> MemoryStore::Snapshot::changed_since(uint64_t since) const {
+  const uint64_t now = generation();
+  if (!txn_ || !store_.has_changes_ || since > now) return std::nullopt;
+  std::vector<std::string> ids;
+  std::string from;
+  put_be64(from, since + 1);
+  uint64_t expect = since + 1;
+  LmdbCursor cur(*txn_, store_.dbs_.changes);
+  for (bool ok = cur.seek(from); ok; ok = cur.next(), ++expect) {
+    if (cur.key().size() != 8 || get_be64(cur.key()) != expect) return std::nullopt;
+    if (std::find(ids.begin(), ids.end(), cur.value()) == ids.end()) ids.emplace_back(cur.value());
+  }
+  if (expect != now + 1) return std::nullopt;
+  return ids;
 }
 
 void MemoryStore::append_event(LmdbTxn& txn, std::string_view id, memory::Action a, int64_t now_ms, std::string_view reason) {
@@ -217,7 +244,7 @@ void MemoryStore::add(const memory::Record& r, const std::vector<memory::Event>&
   LmdbTxn txn(env_, false);
   txn.put(dbs_.memories, r.id, encode_memory(r), MDB_NOOVERWRITE);
   for (const auto& ev : events) txn.put(dbs_.events, event_key(r.id, ev.seq), encode_memory_event(ev));
-  bump_generation(txn);
+  bump_generation(txn, r.id);
   txn.commit();
 }
 
@@ -231,7 +258,7 @@ MemoryStore::Change MemoryStore::forget(std::string_view id, std::string_view re
   c.record.deleted_reason = std::string(reason);
   txn.put(dbs_.memories, id, encode_memory(c.record));
   append_event(txn, id, memory::Action::Forget, now_ms, reason);
-  bump_generation(txn);
+  bump_generation(txn, id);
   txn.commit();
   c.changed = true;
   return c;
@@ -247,7 +274,7 @@ MemoryStore::Change MemoryStore::restore(std::string_view id, int64_t now_ms) {
   c.record.deleted_reason.clear();
   txn.put(dbs_.memories, id, encode_memory(c.record));
   append_event(txn, id, memory::Action::Restore, now_ms, "");
-  bump_generation(txn);
+  bump_generation(txn, id);
   txn.commit();
   c.changed = true;
   return c;
@@ -259,7 +286,7 @@ MemoryStore::ImportOutcome MemoryStore::import(const memory::Record& r, const st
   txn.put(dbs_.memories, r.id, encode_memory(r));
   for (const auto& ev : events) txn.put(dbs_.events, event_key(r.id, ev.seq), encode_memory_event(ev));
   append_event(txn, r.id, memory::Action::Import, now_ms, "");
-  bump_generation(txn);
+  bump_generation(txn, r.id);
   txn.commit();
   return ImportOutcome::Added;
 }

@@ -4,6 +4,7 @@
 //
 //   memories       id -> Record (memory/memory.h), codec below: fields only ever appended
 //   memory_events  id \0 be64(seq) -> Event: the append-only audit trail
+//   memory_changes be64(generation) -> the id that commit changed (what the text index must redo)
 //   meta           "format" (be64, kMemoryFormat), "generation" (be64, +1 per committed change:
 //                  the text index, engine/index/memory_index.h, records the one it reflects)
 //
@@ -48,6 +49,9 @@ class MemoryStore {
     std::vector<memory::Event> events(std::string_view id) const;
     uint64_t generation() const;
     uint64_t count() const;
+    // The ids changed by the commits after generation `since` up to now, or nullopt when the change
+    // log cannot say (a generation from another env, a gap): then everything is redone.
+    std::optional<std::vector<std::string>> changed_since(uint64_t since) const;
 
    private:
     const MemoryStore& store_;
@@ -70,12 +74,13 @@ class MemoryStore {
 
  private:
   struct Dbs {
-    MDB_dbi memories = 0, events = 0, meta = 0;
+    MDB_dbi memories = 0, events = 0, changes = 0, meta = 0;
   };
   void append_event(LmdbTxn& txn, std::string_view id, memory::Action a, int64_t now_ms, std::string_view reason);
-  void bump_generation(LmdbTxn& txn);
+  void bump_generation(LmdbTxn& txn, std::string_view id);
   LmdbEnv env_;
   Dbs dbs_;
+  bool has_changes_ = false;
 };
 
 }  // namespace osearch
