@@ -93,18 +93,21 @@ void IndexReader::open_parts(const std::string& dir) {
 }
 
 void IndexReader::open_memories(const std::string& dir) {
-  MemoryStore store(dir, MemoryStore::Mode::Read);
-  if (!store.exists()) return;
-  MemoryStore::Snapshot snap(store);
-  memories_ = snap.all();
-  std::optional<Xapian::Database> db = open_memory_text(dir);
-  // A text index behind the memory env (a crash between the two writes, a deleted memories-text)
-  // is rebuilt before answering, --no-refresh or not: the comparison costs one metadata read.
-  if (!db || !memory_text_current(*db, snap.generation())) {
-    refresh_memories(dir, false);
-    db = open_memory_text(dir);
+  // One env handle at a time: LMDB's locks are per process, so a second open of the same env
+  // (the writer a rebuild needs) must not overlap this read-only one.
+  bool behind = false;
+  {
+    MemoryStore store(dir, MemoryStore::Mode::Read);
+    if (!store.exists()) return;
+    std::optional<Xapian::Database> db = open_memory_text(dir);
+    behind = !db || !memory_text_current(*db, MemoryStore::Snapshot(store).generation());
   }
-  if (db) xapian_.add_database(*db);
+  // A text index behind the memory env (a crash between the two writes, a deleted memories-text)
+  // is brought up to date before answering, --no-refresh or not: the check costs one metadata read.
+  if (behind) refresh_memories(dir, false);
+  MemoryStore store(dir, MemoryStore::Mode::Read);
+  memories_ = MemoryStore::Snapshot(store).all();
+  if (std::optional<Xapian::Database> db = open_memory_text(dir)) xapian_.add_database(*db);
 }
 
 const memory::Record* IndexReader::memory(std::string_view id) const {
