@@ -116,3 +116,26 @@ TEST_CASE("memory: relative paths resolve against the session's project path, el
                                 kAlexId, "--project", "Other"});
     CHECK(with_project["project"].s == "Other");
 }
+
+TEST_CASE("memory: remembered before the first index run, found after it", "[memory]") {
+    TempDir t("memfirst");
+    const std::string idx = t / "index", note = t / "n.md";
+    write_file(note, "okapi notes");
+    RunResult r = run_osearch({"memory", "remember", "--path", note, "--summary", "before any index", "--index", idx,
+                               "--format", "json"});
+    INFO(r.err);
+    REQUIRE(r.exit_code == 0);
+    const std::string id = parse(r.out)["id"].s;
+    CHECK(mode_bits(idx + "/memories") == 0700);
+    // An empty data.mdb of an interrupted first run beside the memories is still an unborn env.
+    fs::create_directories(idx + "/records");
+    write_file(idx + "/records/data.mdb", "");
+    RunResult ix = run_osearch({"index", "--index", idx, "--source", "claude=" + (t / "none"), "--format", "json"});
+    INFO(ix.err);
+    REQUIRE(ix.exit_code == 0);
+    RunResult k = run_osearch({"keyword", "okapi", "--index", idx, "--source", "claude=" + (t / "none"), "--format", "json"});
+    REQUIRE(k.exit_code == 0);
+    Json j = parse(k.out);
+    REQUIRE(j["results"].a.size() == 1);
+    CHECK(j["results"][0]["id"].s == id);
+}
