@@ -179,3 +179,13 @@ TEST_CASE("memory: kill -9 during remember leaves no memory or a whole one", "[m
     m.remember(p, "after the kills");
     CHECK(m.json({"memory", "list", "--limit", "100"})["total"].i == l["total"].i + 1);
 }
+
+TEST_CASE("memory: an empty data.mdb left by a first remember killed in mdb_env_open is started over", "[memory]") {
+    Mem m;
+    fs::create_directories(m.idx + "/memories");
+    write_file(m.idx + "/memories/data.mdb", "");
+    CHECK(m.json({"memory", "list"})["total"].i == 0);  // a reader: no memories, not damage
+    const std::string id = m.remember(m.note("u.md", "unborn"), "after an unborn env")["id"].s;
+    CHECK(m.json({"memory", "show", id})["exists"].b);
+    CHECK(m.run({"check"}).exit_code == 0);
+}

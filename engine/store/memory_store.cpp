@@ -1,6 +1,11 @@
 #include "engine/store/memory_store.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
 #include <filesystem>
@@ -109,11 +114,49 @@ std::optional<memory::Event> decode_memory_event(std::string_view key, std::stri
   return ev;
 }
 
+namespace {
+// An flock on <index>/memories.lock around opening the env: exclusive for a writer, shared for a
+// reader. Two first remembers would otherwise race, one checking data.mdb while the other is
+// still writing its meta pages (a short file looks damaged). Without a lock file (a read-only
+// index) a reader goes on without it: nobody writes there.
+class OpenLock {
+ public:
+  OpenLock(const std::string& index_dir, bool exclusive) {
+    const std::string path = index_dir + "/memories.lock";
+    fd_ = open_index_file(path, exclusive ? (O_RDWR | O_CREAT) : O_RDONLY);
+    if (fd_ < 0) {
+      if (exclusive) throw_write_error(errno, "open", path);
+      return;
+    }
+    while (::flock(fd_, exclusive ? LOCK_EX : LOCK_SH) != 0 && errno == EINTR) {
+    }
+  }
+  ~OpenLock() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  OpenLock(const OpenLock&) = delete;
+  OpenLock& operator=(const OpenLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+}  // namespace
+
 MemoryStore::MemoryStore(const std::string& index_dir, Mode mode) {
   const std::string dir = env_dir(index_dir);
   refuse_symlink(dir, "memories");
   if (mode == Mode::Read && !std::filesystem::exists(dir + "/data.mdb")) return;
-  if (mode == Mode::Write) make_private_dir(dir);
+  if (mode == Mode::Write) make_private_dir(index_dir);
+  OpenLock lock(index_dir, mode == Mode::Write);
+  // Under the lock an empty data.mdb is a first open killed before LMDB wrote its meta pages:
+  // nothing was ever committed to it. A writer starts it over; a reader sees no memories.
+  struct stat st {};
+  const bool unborn = ::lstat((dir + "/data.mdb").c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0;
+  if (mode == Mode::Read && unborn) return;
+  if (mode == Mode::Write) {
+    make_private_dir(dir);
+    if (unborn) ::unlink((dir + "/data.mdb").c_str());
+  }
   refuse_symlink(dir + "/data.mdb", "memories");
   refuse_symlink(dir + "/lock.mdb", "memories");
   if (std::string problem = lmdb_data_problem(dir); !problem.empty()) throw IndexDamaged("memories", problem);
