@@ -199,6 +199,7 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
       std::fprintf(stderr, "osearch: read %s\n", terminal_safe(p.file, LineBreaks::Visible).c_str());
     };
   IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
+  refresh_memories(ctx.index_dir, true);  // memory files edited since they were read
   if (show_progress) std::fprintf(stderr, "\r\033[K");
   if (args.watch && !stop.requested()) {
     // Polling keeps to stat calls on an unchanged corpus.
@@ -209,6 +210,7 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
       ::sleep(2);  // a signal cuts it short
       if (stop.requested()) break;
       IndexSummary again = run_index(ctx.index_dir, ctx.roots, opts);
+      refresh_memories(ctx.index_dir, true);
       add_run(s, again);
       if (again.files_changed && !ctx.quiet)
         std::fprintf(stderr, "osearch: +%llu messages from %llu files\n", (unsigned long long)again.new_messages,

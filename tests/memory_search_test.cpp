@@ -79,6 +79,14 @@ TEST_CASE("memory: a changed file is re-read on the next refresh", "[memory]") {
     CHECK(memory_hits(m.json({"keyword", "aardvark"})).empty());
     CHECK(m.json({"memory", "list", "--query", "pangolin"})["results"].a.size() == 1);
     CHECK(m.json({"memory", "show", id})["text"].s.find("pangolin") != std::string::npos);
+    // `osearch index` re-reads it too.
+    replace_file(p, "third version numbat");
+    m.index();
+    CHECK(memory_hits(m.json({"keyword", "numbat", "--no-refresh"})).size() == 1);
+    // Gone: the memory stays, found by its summary.
+    fs::remove(p);
+    CHECK(memory_hits(m.json({"keyword", "note"})).size() == 1);
+    CHECK_FALSE(m.json({"memory", "show", id})["exists"].b);
 }
 
 TEST_CASE("memory: a deleted or damaged memories-text is rebuilt and found", "[memory]") {
