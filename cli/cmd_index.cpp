@@ -14,6 +14,7 @@
 #include "cli/json_writer.h"
 #include "cli/terminal_text.h"
 #include "engine/query/check.h"
+#include "engine/query/memories.h"
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
 #include "engine/query/reader.h"
@@ -198,6 +199,7 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
       std::fprintf(stderr, "osearch: read %s\n", terminal_safe(p.file, LineBreaks::Visible).c_str());
     };
   IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
+  refresh_memories(ctx.index_dir, true);  // memory files edited since they were read
   if (show_progress) std::fprintf(stderr, "\r\033[K");
   if (args.watch && !stop.requested()) {
     // Polling keeps to stat calls on an unchanged corpus.
@@ -208,6 +210,7 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
       ::sleep(2);  // a signal cuts it short
       if (stop.requested()) break;
       IndexSummary again = run_index(ctx.index_dir, ctx.roots, opts);
+      refresh_memories(ctx.index_dir, true);
       add_run(s, again);
       if (again.files_changed && !ctx.quiet)
         std::fprintf(stderr, "osearch: +%llu messages from %llu files\n", (unsigned long long)again.new_messages,
@@ -227,6 +230,9 @@ uint64_t refresh_before_query(const Context& ctx, bool& stale) {
   opts.wait_for_lock = false;  // a running indexer keeps going; we answer from the committed state
   opts.skip_if_read_only = true;  // a backup or another user's index: answer from it as it is
   opts.quick_check = true;        // an unchanged corpus costs stat calls only
+  // Memory files edited since their last read are re-read (a stat per active memory). Their own
+  // env and lock: this never waits for an indexer.
+  refresh_memories(ctx.index_dir, true);
   try {
     IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
     stale = s.busy || s.read_only;

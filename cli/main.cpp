@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <xapian.h>
 
+#include "cli/cmd_memory.h"
 #include "cli/cmd_orient.h"
 #include "cli/commands.h"
 #include "cli/verbatim_args.h"
@@ -28,7 +29,7 @@ void add_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s, bool with_limit_of
   cmd->add_option("--branch", f.branch, "git branch");
   cmd->add_option("--model", f.model, "model name substring");
   cmd->add_option("--role", f.role, "user|assistant|tool");
-  cmd->add_option("--type", f.type, "text|thinking|tool_use|tool_result|command|summary");
+  cmd->add_option("--type", f.type, "text|thinking|tool_use|tool_result|command|summary|memory");
   cmd->add_option("--tool", f.tool, "tool name");
   cmd->add_option("--cwd", f.cwd, "working directory prefix");
   cmd->add_flag("--include-meta", f.include_meta, "include injected/meta messages and command envelopes");
@@ -183,6 +184,9 @@ int main(int argc, char** argv) {
   stats->add_flag("--utc", st.utc, "days in UTC instead of local time (TZ)");
   add_stats_filters(stats, st.search.filters, st.search);
 
+  MemoryArgs mem;
+  add_memory_commands(app, mem);  // memory remember|forget|restore|list|show|export|import
+
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
   Context ctx;
@@ -209,6 +213,7 @@ int main(int argc, char** argv) {
     if (*failures) return cmd_failures(ctx, fl);
     if (auto code = run_orient_command(ctx, orient)) return *code;
     if (*stats) return cmd_stats(ctx, st);
+    if (auto code = run_memory_command(ctx, mem)) return *code;
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

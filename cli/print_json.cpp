@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "cli/print_memory.h"
 #include "cli/printers.h"
 #include "ingest/timeutil.h"
 
@@ -14,6 +15,7 @@ void time_or_null(JsonWriter& w, int64_t ms) {
 }
 
 void write_hit(JsonWriter& w, const QueryResult& r, const Hit& h) {
+  if (h.memory) return write_memory_hit(w, h);
   const SessionRec& s = h.session;
   const bool is_list = r.action == "list";
   w.begin_object();

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cli/cmd_orient.h"
+#include "cli/print_memory.h"
 #include "cli/printers.h"
 #include "ingest/timeutil.h"
 
@@ -236,10 +237,12 @@ void write_overview_body(JsonWriter& w, const Overview& o) {
     w.begin_array();
     for (const auto& s : o.recent_sessions) write_overview_session(w, s);
     w.end_array();
-    // Memory records arrive with the memory issue: the field is there, never invented.
     w.key("memories");
     w.begin_array();
+    for (const auto& m : o.memories) write_memory_json(w, m);
     w.end_array();
+    w.key("memories_total"); w.value(o.memories_total);
+    w.key("memories_truncated"); w.value(o.memories_total > o.memories.size());
     w.end_object();
   } else {
     w.null();

@@ -106,7 +106,11 @@ void print_overview_text(const OrientEnvelope& e, const Overview& o, bool color)
                   (unsigned long long)s.message_count);
       hint(st, s);
     }
-    std::printf("  memories: none\n");
+    if (o.memories.empty()) std::printf("  memories: none\n");
+    for (const auto& m : o.memories)
+      std::printf("  memory %s · %s · %s\n", m.id.c_str(), when(m.created_at).c_str(), safe(m.summary).c_str());
+    if (o.memories_total > o.memories.size())
+      std::printf("  … %llu more memories (osearch memory list --project)\n", (unsigned long long)(o.memories_total - o.memories.size()));
   } else {
     std::printf("%sproject%s none found for %s\n", st.bold, st.reset, o.cwd.empty() ? "the given --project" : safe(o.cwd).c_str());
   }

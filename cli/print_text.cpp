@@ -1,5 +1,6 @@
 #include <cstdio>
 
+#include "cli/print_memory.h"
 #include "cli/printers.h"
 #include "cli/terminal_text.h"
 #include "engine/query/snippet.h"
@@ -35,6 +36,10 @@ void print_text(const QueryResult& r, bool color) {
   const char* dim = color ? kDim : "";
   const char* reset = color ? kReset : "";
   for (const auto& h : r.hits) {
+    if (h.memory) {
+      print_memory_hit_text(h, color);
+      continue;
+    }
     const SessionRec& s = h.session;
     // Every string from a transcript goes through terminal_safe before any colour is added.
     std::string title = s.title().empty() ? "(untitled)" : terminal_safe(s.title());

@@ -51,6 +51,7 @@ inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms)
 inline constexpr Xapian::valueno kSlotSession = 1;  // session id: the collapse key
 inline constexpr Xapian::valueno kSlotKey = 2;      // LMDB message key ("" for title docs)
 inline constexpr Xapian::valueno kSlotEpoch = 3;    // session epoch, absent while it is 0
+inline constexpr Xapian::valueno kSlotMemory = 4;   // memory documents only: the memory id (memory_index.h)
 
 // Session id -> epoch, for the (few) sessions that were ever dropped and re-read.
 using SessionEpochs = std::unordered_map<std::string, uint32_t>;
@@ -79,6 +80,8 @@ class DocBuilder {
   Xapian::Document message(const MessageDoc& m);
   Xapian::Document title(const SessionRec& s);
   static std::string title_unique_term(std::string_view session_id);
+  // Free text the way messages are indexed (engine/index/memory_index.cpp: memory documents).
+  void add_text(Xapian::Document& doc, std::string_view text, bool positions) { index_text(doc, text, positions); }
 
  private:
   void index_text(Xapian::Document& doc, std::string_view text, bool positions);

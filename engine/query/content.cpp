@@ -138,7 +138,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // stands for its session as keyword's title documents do (content type summary, no role).
   std::vector<SessionRec> title_only;
   const bool titles_apply =
-      !o.by_message && f.roles.empty() && f.tools.empty() && f.branches.empty() &&
+      !o.by_message && f.roles.empty() && f.tools.empty() && f.branches.empty() && !(f.type_memory && f.types.empty()) &&
       (f.types.empty() || std::find(f.types.begin(), f.types.end(), ContentType::Summary) != f.types.end());
   if (titles_apply && !result.truncated) {
     LmdbCursor cur(reader.txn(), reader.db().sessions);

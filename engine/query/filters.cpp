@@ -46,6 +46,10 @@ Filters parse_filters(const FilterArgs& a, int64_t now_ms, size_t default_limit)
   }
   for (const auto& t : a.type) {
     ContentType ct;
+    if (ascii_lower(t) == "memory") {
+      f.type_memory = true;
+      continue;
+    }
     if (!parse_content_type(ascii_lower(t), ct))
       throw BadInput("usage", "--type must be text, thinking, tool_use, tool_result, command, summary or memory, got '" + t + "'");
     f.types.push_back(ct);
@@ -83,6 +87,7 @@ bool Filters::session_matches(const SessionRec& s) const {
 }
 
 bool Filters::kind_matches(bool hidden, Role role, ContentType type) const {
+  if (type_memory && types.empty()) return false;  // --type memory alone: no message is an answer
   const bool type_requested = std::find(types.begin(), types.end(), type) != types.end();
   if (!include_meta && hidden && !type_requested) return false;
   if (!roles.empty() && std::find(roles.begin(), roles.end(), role) == roles.end()) return false;

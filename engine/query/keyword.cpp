@@ -5,19 +5,39 @@
 #include "engine/query/query_parser.h"
 #include "engine/query/search.h"
 #include "engine/query/snippet.h"
+#include "engine/index/memory_index.h"
 #include "engine/index/text_index.h"
+#include "engine/query/memories.h"
 #include "engine/store/trace.h"
 
 namespace osearch {
 namespace {
 
+// Whether a memory passes the session-level filters: --project applies (to its project and path),
+// --session to the session it was made in; --agent, --model and --cwd describe sessions only and
+// exclude memories.
+bool memory_passes(const IndexReader& reader, const Filters& f, std::string_view id) {
+  const memory::Record* r = reader.memory(id);
+  if (!r || !r->active()) return false;
+  if (!f.agents.empty() || !f.models.empty() || !f.cwd.empty()) return false;
+  if (!f.sessions.empty() && std::none_of(f.sessions.begin(), f.sessions.end(), [&](const std::string& p) {
+        return !r->session_id.empty() && r->session_id.rfind(p, 0) == 0;
+      }))
+    return false;
+  return memory_project_matches(*r, f.projects);
+}
+
 // Session-level filters, and documents of re-read sessions' older epochs.
 class HitDecider : public Xapian::MatchDecider {
  public:
-  // `scope` may be null: epochs only.
-  HitDecider(const SessionScope* scope, const SessionEpochs& epochs) : scope_(scope), epochs_(epochs) {}
+  // `scope` may be null: epochs only (and memories pass).
+  HitDecider(const SessionScope* scope, const SessionEpochs& epochs, const IndexReader* reader = nullptr,
+             const Filters* filters = nullptr)
+      : scope_(scope), epochs_(epochs), reader_(reader), filters_(filters) {}
   bool active() const { return (scope_ && scope_->active()) || !epochs_.empty(); }
   bool operator()(const Xapian::Document& doc) const override {
+    if (std::string id = doc.get_value(kSlotMemory); !id.empty())
+      return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
     if (!is_live(doc, epochs_)) return false;
     return !scope_ || scope_->allows(doc.get_value(kSlotSession));
   }
@@ -25,6 +45,8 @@ class HitDecider : public Xapian::MatchDecider {
  private:
   const SessionScope* scope_;
   const SessionEpochs& epochs_;
+  const IndexReader* reader_;
+  const Filters* filters_;
 };
 
 Xapian::Query or_terms(std::string_view pfx, const std::vector<std::string>& values) {
@@ -44,6 +66,7 @@ Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
   }
   std::vector<std::string> type_names;
   for (ContentType t : f.types) type_names.emplace_back(content_type_name(t));
+  if (f.type_memory) type_names.emplace_back("memory");
   if (!type_names.empty()) filters.push_back(or_terms(prefix::kType, type_names));
   if (!f.tools.empty()) filters.push_back(or_terms(prefix::kTool, f.tools));
   if (!f.branches.empty()) filters.push_back(or_terms(prefix::kBranch, f.branches));
@@ -86,6 +109,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   ParsedQuery parsed = parse_keyword_query(query, db);  // bad syntax is reported even on an empty index
   if (db.get_doccount() == 0) return result;
   Xapian::Query q = apply_filters(parsed.query, f);
+  // Archived (forgotten) memories are kept in the memory text index for `memory list --all` only.
+  q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, Xapian::Query(std::string(kMemoryDeletedTerm)));
   // Title documents stand for a session; a list of messages has no place for them.
   if (o.by_message) q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, Xapian::Query(std::string(prefix::kTitleDoc)));
 
@@ -104,8 +129,9 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   else if (o.sort == "oldest")
     enq.set_sort_by_value_then_relevance(kSlotTime, false);
   SessionScope scope(reader, f);
-  HitDecider decider(&scope, reader.epochs());
-  const Xapian::MatchDecider* md = decider.active() ? &decider : nullptr;
+  HitDecider decider(&scope, reader.epochs(), &reader, &f);
+  // Memories are checked against the filters by the decider (their project, not a session's).
+  const Xapian::MatchDecider* md = decider.active() || !reader.memories().empty() ? &decider : nullptr;
   // Xapian counts exactly when it looks at every matching document (up to exact_total_docs of them,
   // a few ms); beyond, `total` is its estimate and flagged as such.
   Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
@@ -134,6 +160,25 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   std::map<std::string, SessionRec> sessions;
   for (auto it = mset.begin(); it != mset.end(); ++it) {
     Xapian::Document doc = it.get_document();
+    if (std::string mid = doc.get_value(kSlotMemory); !mid.empty()) {
+      const memory::Record* r = reader.memory(mid);
+      if (!r) continue;  // remembered after this reader's snapshot
+      Hit hit;
+      hit.memory = *r;
+      hit.score = it.get_weight();
+      hit.match_count = 1;
+      hit.matched_terms = matched_terms(db, parsed.positive_terms, *it);
+      const std::vector<std::string>& terms = hit.matched_terms.empty() ? parsed.positive_terms : hit.matched_terms;
+      size_t b = 0, e = 0;
+      if (find_first_term(r->summary, terms, b, e)) {
+        hit.snippet = make_snippet(r->summary, b, e, o.snippet_chars);
+      } else if (auto text = memory::read_text(r->path, size_t{1} << 20)) {
+        if (!find_first_term(*text, terms, b, e)) b = e = 0;
+        hit.snippet = make_snippet(*text, b, e, o.snippet_chars);
+      }
+      result.hits.push_back(std::move(hit));
+      continue;
+    }
     std::string sid = doc.get_value(kSlotSession);
     std::string key = doc.get_value(kSlotKey);
     auto sit = sessions.find(sid);

@@ -86,6 +86,7 @@ struct OverviewOptions {
   std::string cwd;      // else the project whose path is this directory or one of its ancestors
   size_t sessions = 5;  // recent sessions of the current project
   size_t projects = 10;  // projects listed, most recently active first
+  size_t memories = 20;  // memories of the current project
 };
 
 struct ProjectSummary {
@@ -105,6 +106,10 @@ struct Overview {
   std::string matched_by;  // "project" | "cwd" | "" (no current project)
   std::string cwd;         // the directory matched (when by cwd)
   std::vector<SessionRec> recent_sessions;
+  // The current project's active memories, newest first, at most OverviewOptions::memories of
+  // memories_total.
+  std::vector<memory::Record> memories;
+  uint64_t memories_total = 0;
   uint64_t projects_total = 0;
   std::vector<ProjectSummary> projects;
   std::vector<AgentTotals> agents;  // claude, omp, pi, codex always, then any other

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "engine/index/tokenizer.h"
+#include "engine/query/memories.h"
 #include "engine/query/orient.h"
 #include "engine/store/lmdb.h"
 
@@ -101,6 +102,9 @@ Overview run_overview(IndexReader& reader, const OverviewOptions& o) {
     out.current = p.summary;
     for (const auto& id : p.recent_ids)
       if (auto s = reader.session(id)) out.recent_sessions.push_back(std::move(*s));
+    MemoryList mine = project_memories(reader.memories(), p.summary.project, p.summary.project_path, o.memories);
+    out.memories_total = mine.total;
+    for (auto& m : mine.items) out.memories.push_back(std::move(m.record));
   }
 
   out.projects_total = order.size();

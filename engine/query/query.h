@@ -10,6 +10,7 @@
 
 #include "engine/query/reader.h"
 #include "engine/store/records_store.h"
+#include "memory/memory.h"
 
 namespace osearch {
 
@@ -37,6 +38,7 @@ struct Filters {
   std::vector<std::string> models;    // lower-cased substrings (any)
   std::vector<Role> roles;
   std::vector<ContentType> types;
+  bool type_memory = false;           // --type memory (memories are not a message content type)
   std::vector<std::string> tools;     // exact, case-insensitive
   std::string cwd;                    // path prefix of the session's cwd/project path
   bool include_meta = false;
@@ -58,6 +60,8 @@ struct Filters {
 Filters parse_filters(const FilterArgs& args, int64_t now_ms, size_t default_limit);
 
 struct Hit {
+  // A memory hit (keyword, SPEC §6) has no session: `session` and `message` stay empty.
+  std::optional<memory::Record> memory;
   SessionRec session;
   std::optional<MessageRec> message;  // the best (keyword) or first (content) matching message
   std::string snippet;

@@ -3,7 +3,11 @@
 #include "engine/store/codec.h"
 #include "engine/store/index_damage.h"
 #include "engine/index/index_parts.h"
+#include "engine/index/memory_index.h"
+#include "engine/query/memories.h"
+#include "engine/store/memory_store.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace osearch {
@@ -85,6 +89,30 @@ void IndexReader::open_parts(const std::string& dir) {
   for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.emplace(ep.key(), get_be32(ep.value()));
   text_.emplace();
   text_->open(dir, parts.text_bytes, parts.text_entries, parts.text_log);
+  open_memories(dir);
+}
+
+void IndexReader::open_memories(const std::string& dir) {
+  // One env handle at a time: LMDB's locks are per process, so a second open of the same env
+  // (the writer a rebuild needs) must not overlap this read-only one.
+  bool behind = false;
+  {
+    MemoryStore store(dir, MemoryStore::Mode::Read);
+    if (!store.exists()) return;
+    std::optional<Xapian::Database> db = open_memory_text(dir);
+    behind = !db || !memory_text_current(*db, MemoryStore::Snapshot(store).generation());
+  }
+  // A text index behind the memory env (a crash between the two writes, a deleted memories-text)
+  // is brought up to date before answering, --no-refresh or not: the check costs one metadata read.
+  if (behind) refresh_memories(dir, false);
+  MemoryStore store(dir, MemoryStore::Mode::Read);
+  memories_ = MemoryStore::Snapshot(store).all();
+  if (std::optional<Xapian::Database> db = open_memory_text(dir)) xapian_.add_database(*db);
+}
+
+const memory::Record* IndexReader::memory(std::string_view id) const {
+  auto it = std::lower_bound(memories_.begin(), memories_.end(), id, [](const memory::Record& r, std::string_view k) { return r.id < k; });
+  return it != memories_.end() && it->id == id ? &*it : nullptr;
 }
 
 std::string IndexReader::fs_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }
@@ -112,7 +140,9 @@ IndexCounts IndexReader::counts() const {
   c.sessions = Store::entries(*txn_, db().sessions);
   c.messages = Store::entries(*txn_, db().messages);
   c.tool_calls = Store::entries(*txn_, db().tool_calls);
-  c.memories = Store::entries(*txn_, db().memories);
+  // The memory env's records, plus the records env's reserved `memories` db (empty in every index
+  // osearch writes; counted so that nothing stored there is hidden).
+  c.memories = memories_.size() + Store::entries(*txn_, db().memories);
   c.last_indexed_at = static_cast<int64_t>(Store::meta_u64(*txn_, db(), meta_key::kLastIndexedAt));
   return c;
 }

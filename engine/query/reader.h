@@ -7,11 +7,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/store/records_store.h"
 #include "engine/store/store.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
+#include "memory/memory.h"
 
 namespace osearch {
 
@@ -37,6 +39,10 @@ class IndexReader {
   std::optional<MessageRec> message(std::string_view key) const;
   std::string_view message_text(const MessageRec& m) const { return text_->text(m.text_offset, m.text_len); }
   IndexCounts counts() const;
+  // Memories (engine/store/memory_store.h) as of opening: their text index is one more Xapian
+  // sub-database of xapian(), so keyword ranks them with messages.
+  const std::vector<memory::Record>& memories() const { return memories_; }
+  const memory::Record* memory(std::string_view id) const;
 
  private:
   void open_parts(const std::string& dir);  // Xapian and the text log, checked against the snapshot
@@ -46,6 +52,8 @@ class IndexReader {
   Xapian::Database xapian_;
   SessionEpochs epochs_;
   std::optional<TextLogReader> text_;
+  void open_memories(const std::string& dir);
+  std::vector<memory::Record> memories_;  // by id
 };
 
 }  // namespace osearch

@@ -226,7 +226,10 @@ void discard_unborn_env(const std::string& index_dir, const std::string& env_nam
   std::error_code ec;
   for (const auto& e : std::filesystem::directory_iterator(index_dir, ec)) {
     const std::string n = e.path().filename().string();
-    if (n != "writer.lock" && n != kPointer && n != env_name) return;
+    // Memories (engine/store/memory_store.h) may be remembered before the first index run.
+    const bool memory_part = n == "memories" || n == "memories-text" || n == "memories-text.lock" ||
+                             n == "memories.lock";
+    if (n != "writer.lock" && n != kPointer && n != env_name && !memory_part) return;
   }
   if (ec) return;
   ::unlink(data.c_str());
