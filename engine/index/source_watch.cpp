@@ -63,50 +63,6 @@ void encode_roots(Encoder& e, const std::vector<SourceRoot>& roots) {
   }
 }
 
-// A bounds-checked reader over the record: varints, strings and fixed little-endian words.
-class Reader {
- public:
-  Reader(std::string_view in, size_t pos) : in_(in), pos_(pos) {}
-  bool ok() const { return ok_; }
-  size_t pos() const { return pos_; }
-  uint64_t var() {
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64 && ok_; shift += 7) {
-      if (pos_ >= in_.size()) break;
-      const auto byte = static_cast<uint8_t>(in_[pos_++]);
-      v |= static_cast<uint64_t>(byte & 0x7f) << shift;
-      if (!(byte & 0x80)) return v;
-    }
-    ok_ = false;
-    return 0;
-  }
-  uint64_t fixed(int bytes) {
-    if (!ok_ || in_.size() - pos_ < static_cast<size_t>(bytes)) {
-      ok_ = false;
-      return 0;
-    }
-    uint64_t v = 0;
-    for (int i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (i * 8);
-    pos_ += static_cast<size_t>(bytes);
-    return v;
-  }
-  std::string_view str() {
-    const uint64_t n = var();
-    if (!ok_ || n > in_.size() - pos_) {
-      ok_ = false;
-      return {};
-    }
-    std::string_view s = in_.substr(pos_, n);
-    pos_ += n;
-    return s;
-  }
-
- private:
-  std::string_view in_;
-  size_t pos_;
-  bool ok_ = true;
-};
-
 // What one thread found in its blocks.
 struct BlockFindings {
   bool ok = true;               // every entry decoded
@@ -117,11 +73,15 @@ struct BlockFindings {
   std::vector<SourceFile> session_indexes;
 };
 
-SourceFile source_file(const std::string& path, uint64_t kind, std::string_view agent, std::string_view project,
-                       std::string_view sid, std::string_view sid_full, std::string_view agent_id,
-                       std::string_view run) {
+SourceFile source_file(const std::string& path, const PathStat& now, uint64_t kind, std::string_view agent,
+                       std::string_view project, std::string_view sid, std::string_view sid_full,
+                       std::string_view agent_id, std::string_view run) {
   SourceFile f;
   f.path = path;
+  f.dev = now.dev;
+  f.ino = now.ino;
+  f.size = now.size;
+  f.mtime_ns = now.mtime_ns;
   f.kind = static_cast<SourceKind>(kind);
   f.agent = std::string(agent);
   f.project = std::string(project);
@@ -137,28 +97,28 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
                   size_t last, uint64_t n, const std::atomic<bool>& stop, BlockFindings& out) {
   std::string path;
   for (size_t b = first; b < last && !stop.load(std::memory_order_relaxed); ++b) {
-    Reader r(record, entries_at + starts[b]);
+    Decoder r(record, entries_at + starts[b]);
     const uint64_t count = std::min<uint64_t>(kBlockEntries, n - b * kBlockEntries);
     path.clear();
     std::string_view agent, project;
     for (uint64_t i = 0; i < count; ++i) {
-      const uint64_t shared = r.var();
+      const uint64_t shared = r.u64();
       const std::string_view suffix = r.str();
       if (!r.ok() || shared > path.size()) return void(out.ok = false);
       path.resize(shared);
       path.append(suffix);
-      const uint64_t flags = r.var();
+      const uint64_t flags = r.u64();
       PathStat was;
       was.type = static_cast<PathStat::Type>(flags & kTypeMask);
-      was.dev = r.var();
-      was.ino = r.var();
+      was.dev = r.u64();
+      was.ino = r.u64();
       const size_t stat_at = r.pos();
       was.size = r.fixed(8);
       was.mtime_ns = static_cast<int64_t>(r.fixed(8));
       uint64_t kind = 0;
       std::string_view sid, sid_full, agent_id, run;
       if (flags & kTranscript) {
-        kind = r.var();
+        kind = r.u64();
         if (!(flags & kSameAgent)) agent = r.str();
         if (!(flags & kSameProject)) project = r.str();
         sid = flags & kSessionIsStem ? stem_of(path) : r.str();
@@ -179,22 +139,11 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
         if (!same_file || is.size < was.size) {
           out.layout_changed = true;
         } else if (is.size != was.size || is.mtime_ns != was.mtime_ns) {
-          SourceFile f = source_file(path, kind, agent, project, sid, sid_full, agent_id, run);
-          f.dev = is.dev;
-          f.ino = is.ino;
-          f.size = is.size;
-          f.mtime_ns = is.mtime_ns;
-          out.changed.push_back(std::move(f));
+          out.changed.push_back(source_file(path, is, kind, agent, project, sid, sid_full, agent_id, run));
           out.patch_at.push_back(stat_at);
         }
-        if (static_cast<SourceKind>(kind) == SourceKind::CodexSessionIndex) {
-          SourceFile f = source_file(path, kind, agent, project, sid, sid_full, agent_id, run);
-          f.dev = is.dev;
-          f.ino = is.ino;
-          f.size = is.size;
-          f.mtime_ns = is.mtime_ns;
-          out.session_indexes.push_back(std::move(f));
-        }
+        if (static_cast<SourceKind>(kind) == SourceKind::CodexSessionIndex)
+          out.session_indexes.push_back(source_file(path, is, kind, agent, project, sid, sid_full, agent_id, run));
       }
       if (out.layout_changed) return;
     }
@@ -276,10 +225,10 @@ WatchCheck check_source_watch(std::string_view record, const std::vector<SourceR
   head.bytes().append(kMagic);
   encode_roots(head, roots);
   if (!record.starts_with(head.bytes())) return out;
-  Reader r(record, head.bytes().size());
-  const uint64_t n = r.var();
-  const uint64_t blocks = r.var();
-  const uint64_t body_bytes = r.var();
+  Decoder r(record, head.bytes().size());
+  const uint64_t n = r.u64();
+  const uint64_t blocks = r.u64();
+  const uint64_t body_bytes = r.u64();
   if (!r.ok() || blocks != (n + kBlockEntries - 1) / kBlockEntries || blocks > record.size() / 4) return out;
   std::vector<uint32_t> starts(blocks);
   for (auto& s : starts) s = static_cast<uint32_t>(r.fixed(4));

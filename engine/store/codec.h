@@ -33,9 +33,21 @@ class Encoder {
 
 class Decoder {
  public:
-  explicit Decoder(std::string_view in) : in_(in) {}
+  explicit Decoder(std::string_view in, size_t pos = 0) : in_(in), pos_(pos) {}
   bool ok() const { return ok_; }
   bool at_end() const { return pos_ >= in_.size(); }
+  size_t pos() const { return pos_; }
+  // A little-endian word of `bytes` bytes (fixed width, so a writer can patch it in place).
+  uint64_t fixed(size_t bytes) {
+    if (!ok_ || bytes > 8 || in_.size() - pos_ < bytes) {
+      ok_ = false;
+      return 0;
+    }
+    uint64_t v = 0;
+    for (size_t i = 0; i < bytes; ++i) v |= static_cast<uint64_t>(static_cast<uint8_t>(in_[pos_ + i])) << (i * 8);
+    pos_ += bytes;
+    return v;
+  }
   uint64_t u64() {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
