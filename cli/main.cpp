@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <xapian.h>
 
+#include "cli/cmd_archive.h"
 #include "cli/cmd_orient.h"
 #include "cli/commands.h"
 #include "cli/verbatim_args.h"
@@ -183,6 +184,9 @@ int main(int argc, char** argv) {
   stats->add_flag("--utc", st.utc, "days in UTC instead of local time (TZ)");
   add_stats_filters(stats, st.search.filters, st.search);
 
+  ArchiveArgs archive;
+  add_archive_commands(app, archive);  // prune, export, import
+
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
   Context ctx;
@@ -209,6 +213,7 @@ int main(int argc, char** argv) {
     if (*failures) return cmd_failures(ctx, fl);
     if (auto code = run_orient_command(ctx, orient)) return *code;
     if (*stats) return cmd_stats(ctx, st);
+    if (auto code = run_archive_command(ctx, archive)) return *code;
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;
