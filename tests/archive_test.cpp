@@ -14,6 +14,10 @@
 
 namespace {
 
+// A session of one file with tool calls, a failed one and a command envelope.
+const std::string kSample = "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl";
+const std::string kSampleSid = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
+
 const std::string kMemoryKey = "mem-archive-test";
 const std::string kMemoryValue = "a memory prune must never touch";
 
@@ -39,7 +43,7 @@ struct Archived {
     copy_tree(claude_data_dir(), src);
     index_tree(idx, src);
     fs::remove(src + "/" + kWindows);
-    fs::remove(src + "/" + kB3);
+    fs::remove(src + "/" + kSample);
     index_tree(idx, src);
   }
 };
@@ -90,7 +94,8 @@ std::string answer(const std::string& idx, std::vector<std::string> args) {
   REQUIRE(r.ok());
   std::string s = r.out;
   for (const char* volatile_field : {R"("took_ms":[-0-9.e+]+,?)", R"("score":[-0-9.e+]+,?)",
-                                     R"("counts":\{[^}]*\},?)", R"("refreshed_files":[0-9]+,?)"})
+                                     R"("counts":\{[^}]*\},?)", R"("index":\{[^}]*\},?)",
+                                     R"("refreshed_files":[0-9]+,?)"})
     s = std::regex_replace(s, std::regex(volatile_field), "");
   return s;
 }
@@ -109,12 +114,12 @@ TEST_CASE("prune: --dry-run lists the archived sessions and changes nothing; pru
   dry.dry_run = true;
   PruneResult d = run_prune(fx.idx, roots_of(fx.src), dry);
   CHECK(d.dry_run);
-  CHECK(ids_of(d.sessions) == std::set<std::string>{kWindowsSid, kB3Sid});
+  CHECK(ids_of(d.sessions) == std::set<std::string>{kWindowsSid, kSampleSid});
   for (const auto& s : d.sessions) CHECK(s.messages > 0);
   CHECK_SAME_INDEX(fx.idx, before);
 
   PruneResult p = run_prune(fx.idx, roots_of(fx.src), PruneOptions{});
-  CHECK(ids_of(p.sessions) == std::set<std::string>{kWindowsSid, kB3Sid});
+  CHECK(ids_of(p.sessions) == std::set<std::string>{kWindowsSid, kSampleSid});
   const auto after = all_sessions(fx.idx);
   CHECK(after.size() == sessions - 2);
   CHECK(after.count(kWindowsSid) == 0);
@@ -134,16 +139,16 @@ TEST_CASE("prune: filters choose among the archived sessions; a live session is 
   PruneOptions o;
   o.dry_run = true;
   FilterArgs by_session;
-  by_session.session = {kB3Sid.substr(0, 8)};
+  by_session.session = {kSampleSid.substr(0, 8)};
   o.selection.filters = parse_filters(by_session, 0, 20);
-  CHECK(ids_of(run_prune(fx.idx, roots_of(fx.src), o).sessions) == std::set<std::string>{kB3Sid});
+  CHECK(ids_of(run_prune(fx.idx, roots_of(fx.src), o).sessions) == std::set<std::string>{kSampleSid});
   // --until: archived sessions that ended before it.
-  const int64_t older = std::min(sessions.at(kWindowsSid).ended_at, sessions.at(kB3Sid).ended_at);
-  const int64_t newer = std::max(sessions.at(kWindowsSid).ended_at, sessions.at(kB3Sid).ended_at);
+  const int64_t older = std::min(sessions.at(kWindowsSid).ended_at, sessions.at(kSampleSid).ended_at);
+  const int64_t newer = std::max(sessions.at(kWindowsSid).ended_at, sessions.at(kSampleSid).ended_at);
   REQUIRE(older < newer);
   o.selection.filters = Filters{};
   o.selection.filters.until_ms = newer;
-  const std::string older_sid = sessions.at(kWindowsSid).ended_at == older ? kWindowsSid : kB3Sid;
+  const std::string older_sid = sessions.at(kWindowsSid).ended_at == older ? kWindowsSid : kSampleSid;
   CHECK(ids_of(run_prune(fx.idx, roots_of(fx.src), o).sessions) == std::set<std::string>{older_sid});
   // A project with only live sessions has nothing to prune.
   FilterArgs live;
@@ -193,7 +198,7 @@ TEST_CASE("export/import: a round trip answers list, thread, keyword, content an
   REQUIRE(sb.size() == 2);
   CHECK(sb.at(kWindowsSid).source_deleted);
 
-  for (const std::string& sid : {kWindowsSid, kB3Sid}) {
+  for (const std::string& sid : {kWindowsSid, kSampleSid}) {
     INFO("session " << sid);
     CHECK(answer(a.idx, {"list", "--session", sid}) == answer(b, {"list", "--session", sid}));
     CHECK(answer(a.idx, {"thread", sid}) == answer(b, {"thread", sid}));

@@ -54,10 +54,12 @@ bool SessionSelection::selects(const SessionRec& s) const {
 }
 
 PruneResult run_prune(const std::string& index_dir, const std::vector<SourceRoot>& roots, const PruneOptions& o) {
-  auto lock = lock_and_refresh(index_dir, roots, o.refresh && !o.dry_run);
+  // A dry run only reads (no lock, no refresh: it changes nothing).
+  std::unique_ptr<WriterLock> lock;
+  if (!o.dry_run) lock = lock_and_refresh(index_dir, roots, o.refresh);
   PruneResult result;
   result.dry_run = o.dry_run;
-  Store store(index_dir, Store::Mode::Write);
+  Store store(index_dir, o.dry_run ? Store::Mode::Read : Store::Mode::Write);
   const Dbis& db = store.db();
   std::set<std::string> ids;
   IndexParts parts;

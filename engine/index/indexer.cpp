@@ -175,7 +175,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     }
   }
   if (!opened) {
-    rebuild = begin_rebuild(index_dir, roots, kSchemaVersion, summary);
+    rebuild = begin_rebuild(index_dir, roots, kSchemaVersion, summary, options.at_point);
     opened = std::make_unique<Store>(index_dir, rebuild->env_name);
     LmdbTxn txn(opened->env(), false);
     Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);

@@ -97,6 +97,7 @@ class ChildSalvage {
     LmdbCursor cur(r, *mem);
     for (bool ok = cur.first(); ok; ok = cur.next()) w.put(fresh.db().memories, cur.key(), cur.value());
     w.commit();
+    committed();
   }
 
   // Sessions none of whose files exists now under a source root.
@@ -170,10 +171,16 @@ class ChildSalvage {
       }
       if (!w) w.emplace(fresh.env(), false);
       write_session(*w, fresh.db(), log, *s);
-      if (++pending >= kSessionsPerCommit) commit(*w, fresh, log, pending);
+      if (++pending >= kSessionsPerCommit) {
+        commit(*w, fresh, log, pending);
+        committed();
+      }
       if (pending == 0) w.reset();
     }
-    if (w && pending) commit(*w, fresh, log, pending);
+    if (w && pending) {
+      commit(*w, fresh, log, pending);
+      committed();
+    }
     if (unreadable)
       report_line(fd_, "lost " + std::to_string(unreadable) + " archived session" + (unreadable == 1 ? "" : "s") +
                            " whose records or text could not be read back whole");
@@ -186,6 +193,9 @@ class ChildSalvage {
     Store::put_meta_u64(w, fresh.db(), meta_key::kTextEntries, log.entries());
     w.commit();
     pending = 0;
+  }
+  void committed() const {
+    if (t_.at_point) t_.at_point("salvage-commit");
   }
 
   const SalvageTarget& t_;
