@@ -186,7 +186,7 @@ std::optional<ArchivedSession> decode_archive_line(std::string_view line, std::s
   s.rec = std::move(*rec);
   s.rec_bytes = std::move(*rec_bytes);
   const std::string pfx = s.id + '\0';
-  auto belongs = [&](std::string_view k) { return k.size() > pfx.size() && k.compare(0, pfx.size(), pfx) == 0; };
+  auto belongs = [&](std::string_view k) { return k.compare(0, pfx.size(), pfx) == 0; };  // "<sid>\0" itself too (an empty id)
   simdjson::dom::array messages;
   if (doc["messages"].get(messages)) return std::nullopt;
   for (simdjson::dom::element row : messages) {
@@ -212,7 +212,7 @@ std::optional<ArchivedSession> decode_archive_line(std::string_view line, std::s
       if (!k || !v) return std::nullopt;
       if (t.name == "workflow_agents") {
         bool of_a_run = false;
-        for (const auto& run : runs) of_a_run = of_a_run || (k->size() > run.size() && k->compare(0, run.size(), run) == 0);
+        for (const auto& run : runs) of_a_run = of_a_run || k->compare(0, run.size(), run) == 0;
         if (!of_a_run) return std::nullopt;
       } else if (!belongs(*k)) {
         return std::nullopt;
