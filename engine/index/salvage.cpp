@@ -134,8 +134,9 @@ class ChildSalvage {
     const uint64_t old_schema = meta_u64(meta_key::kSchema);
     const std::optional<SchemaSteps> steps = schema_steps(old_schema, t_.schema);
     if (!steps) {
-      report_line(fd_, "lost " + std::to_string(ids.size()) + " archived sessions: the old index was written by " +
-                           "schema " + std::to_string(old_schema) + ", which this version cannot carry over");
+      report_line(fd_, "lost " + std::to_string(ids.size()) +
+                           " archived sessions: the old index was written by another version of osearch (schema " +
+                           std::to_string(old_schema) + "), whose records this one cannot carry over");
       return;
     }
     std::string old_text = "text";
