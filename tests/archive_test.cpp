@@ -270,7 +270,7 @@ TEST_CASE("export/import: the CLI writes JSONL to stdout and imports from stdin"
 }
 
 TEST_CASE("prune and import: kill -9 leaves the index clean, with whole sessions moved or none", "[archive][crash]") {
-  for (const std::string point : {"prune:chosen", "import:shards", "import:committed"}) {
+  for (const std::string point : {"prune:chosen", "prune:records", "import:shards", "import:committed"}) {
     INFO("killed at " << point);
     Archived a;
     put_memory(a.idx);
@@ -302,6 +302,10 @@ TEST_CASE("prune and import: kill -9 leaves the index clean, with whole sessions
     if (point == "prune:chosen") {
       CHECK(sessions.count(kWindowsSid) == 1);  // nothing dropped yet
       CHECK(memory_of(target) == kMemoryValue);
+    } else if (point == "prune:records") {
+      CHECK(sessions.count(kWindowsSid) == 0);  // pruned in one transaction; its title document left behind
+      CHECK(keyword_sessions(target, "GOTCHA").count(kWindowsSid) == 0);
+      CHECK(memory_of(target) == kMemoryValue);
     } else if (point == "import:shards") {
       CHECK(sessions.empty());  // the first batch was not committed
     } else {
@@ -309,7 +313,7 @@ TEST_CASE("prune and import: kill -9 leaves the index clean, with whole sessions
     }
     // The next run finishes the job, and the index is clean.
     if (point.starts_with("prune")) {
-      CHECK(run_prune(target, roots_of(src), PruneOptions{}).sessions.size() == 2);
+      CHECK(run_prune(target, roots_of(src), PruneOptions{}).sessions.size() == (point == "prune:chosen" ? 2u : 0u));
       CHECK(memory_of(target) == kMemoryValue);
     } else {
       ImportResult r = import_into(target, src, lines);

@@ -83,7 +83,7 @@ PruneResult run_prune(const std::string& index_dir, const std::vector<SourceRoot
     LmdbTxn r(store.env(), true);
     load_epochs(r, db, xapian);
   }
-  drop_sessions(store, xapian, ids, DropMode::Prune);
+  drop_sessions(store, xapian, ids, DropMode::Prune, o.at_point);
   return result;
 }
 

@@ -39,7 +39,7 @@ struct PruneOptions {
   bool dry_run = false;
   bool refresh = true;  // index first (--no-refresh: decide on the index as it is)
   SessionSelection selection;
-  std::function<void(std::string_view point)> at_point;  // tests: "chosen" (before anything is dropped)
+  std::function<void(std::string_view point)> at_point;  // tests: "chosen", "records" (dropped), "titles"
 };
 
 struct PruneResult {

@@ -33,9 +33,18 @@ void reset_for_reread(FileState& st) {
 // source files that fed them, with their offsets reset.
 // Their message documents stay in Xapian (it keeps no termlists to delete them by): the session's
 // epoch goes up in the same transaction, which hides them from every query from then on.
-std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const std::set<std::string>& sids, DropMode mode) {
-  for (const auto& sid : sids) xapian.delete_session_title(sid);
-  xapian.commit();
+std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const std::set<std::string>& sids,
+                                    DropMode mode, const std::function<void(std::string_view)>& at_point) {
+  // The title documents and the records cannot go in one commit. A re-read deletes the titles
+  // first (the session's file, read again, titles it anew). A prune drops the records first: a
+  // kill between leaves title documents of sessions that are gone, which queries skip and `check`
+  // accepts, where the other order would leave titled sessions without their documents.
+  auto delete_titles = [&] {
+    for (const auto& sid : sids) xapian.delete_session_title(sid);
+    xapian.commit();
+    if (at_point) at_point("titles");
+  };
+  if (mode == DropMode::Reread) delete_titles();
   const Dbis& db = store.db();
   LmdbTxn txn(store.env(), false);
   for (const auto& sid : sids) {
@@ -92,6 +101,8 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     txn.del(db.file_links, file_key(path));
   }
   txn.commit();
+  if (at_point) at_point("records");
+  if (mode == DropMode::Prune) delete_titles();
   return paths;
 }
 

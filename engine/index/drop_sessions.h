@@ -2,8 +2,10 @@
 // (engine/index/indexer.cpp) and for `osearch prune` (engine/index/archive_ops.h).
 #pragma once
 
+#include <functional>
 #include <set>
 #include <string>
+#include <string_view>
 
 #include "engine/index/text_index.h"
 #include "engine/store/records_store.h"
@@ -23,7 +25,9 @@ void reset_for_reread(FileState& st);
 // source files that fed them, with their offsets reset.
 // Their message documents stay in Xapian (it keeps no termlists to delete them by): the session's
 // epoch goes up in the same transaction, which hides them from every query from then on.
+// `at_point` (tests) is called with "titles" once the title documents are deleted and "records"
+// once the records are (a re-read deletes titles first, a prune records first: drop_sessions.cpp).
 std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const std::set<std::string>& sids,
-                                    DropMode mode);
+                                    DropMode mode, const std::function<void(std::string_view)>& at_point = {});
 
 }  // namespace osearch
