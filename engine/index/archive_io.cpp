@@ -199,19 +199,6 @@ void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSessi
   rebuild_session_aggregates(w, db, s.id);
 }
 
-std::vector<std::string> tool_names_of(const ArchivedSession& s, const MessageRec& m) {
-  std::vector<std::string> names;
-  for (const auto& id : m.tool_call_ids) {
-    const std::string key = pair_key(s.id, id);
-    for (const auto& kv : s.tool_calls)
-      if (kv.key == key) {
-        if (auto tc = ToolCallRec::decode(kv.value)) names.push_back(tc->name);
-        break;
-      }
-  }
-  return names;
-}
-
 bool sources_gone(const LmdbTxn& r, const Dbis& db, const std::string& sid) {
   bool present = false;
   const std::string pfx = sid + '\0';

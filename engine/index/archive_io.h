@@ -59,9 +59,6 @@ bool apply_steps(ArchivedSession& s, const SchemaSteps& steps);
 // before the commit), with the derived orders and aggregates.
 void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSession& s);
 
-// The tool names of a stored message's calls, as its document is given them.
-std::vector<std::string> tool_names_of(const ArchivedSession& s, const MessageRec& m);
-
 // Is none of the session's source files on disk (an archived session)? A session that names no
 // file is archived too: nothing can re-read it.
 bool sources_gone(const LmdbTxn& r, const Dbis& db, const std::string& sid);
