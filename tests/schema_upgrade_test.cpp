@@ -128,6 +128,10 @@ TEST_CASE("upgrade: a schema-10 index (stop 5) keeps its archived sessions and m
 TEST_CASE("upgrade: a schema-11 index (stop 15) keeps its archived sessions and memories", "[upgrade][archive]") {
   check_upgrade_from(11);
 }
+TEST_CASE("upgrade: a schema-12 index (between stops 15 and 16) keeps its archived sessions and memories",
+          "[upgrade][archive]") {
+  check_upgrade_from(12);
+}
 TEST_CASE("upgrade: a schema-13 index (stop 16) keeps its archived sessions and memories", "[upgrade][archive]") {
   check_upgrade_from(13);
 }
