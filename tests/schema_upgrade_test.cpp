@@ -135,6 +135,10 @@ TEST_CASE("upgrade: a schema-12 index (between stops 15 and 16) keeps its archiv
 TEST_CASE("upgrade: a schema-13 index (stop 16) keeps its archived sessions and memories", "[upgrade][archive]") {
   check_upgrade_from(13);
 }
+TEST_CASE("upgrade: a schema-14 index (a branch merged within stop 17) keeps its archived sessions and memories",
+          "[upgrade][archive]") {
+  check_upgrade_from(14);
+}
 TEST_CASE("upgrade: a schema-15 index (a branch merged within stop 17) keeps its archived sessions and memories",
           "[upgrade][archive]") {
   check_upgrade_from(15);
