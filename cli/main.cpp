@@ -9,6 +9,7 @@
 #include <xapian.h>
 
 #include "cli/cmd_memory.h"
+#include "cli/cmd_archive.h"
 #include "cli/cmd_orient.h"
 #include "cli/commands.h"
 #include "cli/verbatim_args.h"
@@ -186,6 +187,8 @@ int main(int argc, char** argv) {
 
   MemoryArgs mem;
   add_memory_commands(app, mem);  // memory remember|forget|restore|list|show|export|import
+  ArchiveArgs archive;
+  add_archive_commands(app, archive);  // prune, export, import
 
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
@@ -214,6 +217,7 @@ int main(int argc, char** argv) {
     if (auto code = run_orient_command(ctx, orient)) return *code;
     if (*stats) return cmd_stats(ctx, st);
     if (auto code = run_memory_command(ctx, mem)) return *code;
+    if (auto code = run_archive_command(ctx, archive)) return *code;
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "engine/index/indexer.h"
+#include "engine/index/schema.h"
 #include "engine/index/source_watch.h"
 #include "engine/store/errors.h"
 #include "engine/store/store.h"
@@ -36,7 +37,7 @@ std::optional<WatchCheck> quick_check(const std::string& index_dir, const std::v
     Store store(index_dir, Store::Mode::Read);
     LmdbTxn r(store.env(), true);
     timer.mark("open");
-    if (Store::meta_u64(r, store.db(), meta_key::kSchema) != index_schema_version()) return std::nullopt;
+    if (Store::meta_u64(r, store.db(), meta_key::kSchema) != kSchemaVersion) return std::nullopt;
     if (r.get(store.db().meta, meta_key::kInFlight)) return std::nullopt;
     auto record = r.get(store.db().meta, meta_key::kSourceWatch);
     if (!record) return std::nullopt;

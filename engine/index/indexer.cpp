@@ -14,7 +14,9 @@
 #include "engine/store/index_damage.h"
 #include "engine/index/index_parts.h"
 #include "engine/index/rebuild.h"
+#include "engine/index/drop_sessions.h"
 #include "engine/index/salvage.h"
+#include "engine/index/schema.h"
 #include "engine/index/source_watch.h"
 #include "engine/store/trace.h"
 #include "engine/index/ingest_batch.h"
@@ -32,10 +34,6 @@ namespace osearch {
 namespace {
 
 constexpr size_t kMaxShards = 6;
-// Bump when record encodings, keys or the text index's terms change (the tokenizer, the Unicode
-// fold table ingest/unicode_fold_table.inc): the next run rebuilds.
-constexpr uint64_t kSchemaVersion = 16;  // 14: tc_by_path reversed, extra paths, failed_results; 15: subagent usage/model/run;
-                                          // 16: largest usage per API message, usage_agg/tool_agg/file_agg
 // Below this an env's slack is not worth a copy.
 constexpr uint64_t kRepackMinBytes = 4u << 20;
 
@@ -57,14 +55,6 @@ void apply_read(FileState& st, const FileState& before, const JsonlReadResult& r
 
 std::string count_problem(const std::string& path, uint64_t n, const char* what) {
   return path + ": " + std::to_string(n) + " " + what + (n == 1 ? " line" : " lines");
-}
-
-// A file read again from its first byte; a session its lines name is decided again by them.
-void reset_for_reread(FileState& st) {
-  st.offset = st.lines = st.bad_lines = st.repaired_lines = st.oversized_lines = 0;
-  st.carry = FileCarry{};
-  st.links_unread = false;
-  if (session_from_lines(st.kind)) st.session_id.clear();
 }
 
 // The carried links of the files about to be read on from where they stopped (the plan decoded
@@ -90,81 +80,6 @@ DiscoveryResult discover(const SourceRoot& root) {
 bool read_before(const SourceFile& a, const SourceFile& b) {
   const bool ai = a.kind == SourceKind::CodexSessionIndex, bi = b.kind == SourceKind::CodexSessionIndex;
   return ai != bi ? bi : a.path < b.path;
-}
-
-void delete_prefix(LmdbTxn& txn, MDB_dbi dbi, const std::string& pfx,
-                   const std::function<void(std::string_view key, std::string_view value)>& before_delete = {}) {
-  LmdbCursor cur(txn, dbi);
-  for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx;) {
-    if (before_delete) before_delete(cur.key(), cur.value());
-    cur.del();
-    // After a delete LMDB leaves the cursor on the following item; re-read it.
-    ok = cur.seek(pfx);
-  }
-}
-
-// Drops every record of the given sessions (their files are then re-read whole). Returns the
-// source files that fed them, with their offsets reset.
-// Their message documents stay in Xapian (it keeps no termlists to delete them by): the session's
-// epoch goes up in the same transaction, which hides them from every query from then on.
-std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const std::set<std::string>& sids) {
-  for (const auto& sid : sids) xapian.delete_session_title(sid);
-  xapian.commit();
-  const Dbis& db = store.db();
-  LmdbTxn txn(store.env(), false);
-  for (const auto& sid : sids) {
-    uint32_t epoch = xapian.epoch_of(sid) + 1;
-    txn.put(db.epochs, sid, epoch_value(epoch));
-    xapian.epochs()[sid] = epoch;
-  }
-  std::set<std::string> paths;
-  uint64_t garbage = Store::meta_u64(txn, db, meta_key::kTextGarbage);
-  for (const auto& sid : sids) {
-    const std::string pfx = sid + '\0';
-    delete_prefix(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
-      if (auto rec = MessageRec::decode(key, value)) txn.del(db.msg_uuid, pair_key(rec->uuid, sid));
-      ++garbage;  // its text log entry stays behind: content scans must check entries against records
-    });
-    delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
-      if (auto tc = ToolCallRec::decode(value))
-        for (const auto& path : tc->paths()) {
-          txn.del(db.tc_by_path, tool_path_key(path, sid, tc->id));
-          txn.del(db.file_agg, pair_key(path, sid));
-        }
-    });
-    delete_prefix(txn, db.tool_results, pfx, [&](std::string_view, std::string_view value) {
-      if (auto tr = ToolResultRec::decode(value); tr && tr->is_error)
-        txn.del(db.failed_results, failed_result_key(timestamp_of_message_key(tr->message_key), sid, tr->tool_use_id));
-    });
-    delete_prefix(txn, db.usage_seen, pfx);
-    delete_session_aggregates(txn, db, sid);
-    delete_prefix(txn, db.subagents, pfx);
-    delete_prefix(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {
-      delete_prefix(txn, db.workflow_agents, std::string(key.substr(pfx.size())) + '\0');
-    });
-    delete_prefix(txn, db.session_files, pfx, [&](std::string_view, std::string_view path) { paths.emplace(path); });
-    if (auto v = txn.get(db.sessions, sid)) {
-      if (auto rec = SessionRec::decode(*v)) {
-        txn.del(db.sess_by_time, session_time_key(rec->ended_at, sid));
-        txn.del(db.sess_by_project, pair_key(rec->project, sid));
-      }
-      txn.del(db.sessions, sid);
-    }
-  }
-  Store::put_meta_u64(txn, db, meta_key::kTextGarbage, garbage);
-  txn.del(db.meta, meta_key::kInFlight);  // an interrupted batch's sessions are among `sids`
-  for (const auto& path : paths) {
-    auto v = txn.get(db.files, file_key(path));
-    if (!v) continue;
-    auto st = FileState::decode(path, *v);
-    if (!st) continue;
-    reset_for_reread(*st);
-    st->size = 0;  // never "unchanged": the next run reads it whole
-    txn.put(db.files, file_key(path), st->encode());
-    txn.del(db.file_links, file_key(path));
-  }
-  txn.commit();
-  return paths;
 }
 
 // Folds shards into a new main database (or, when they are small next to it, into one shard);
@@ -238,8 +153,6 @@ bool stop_requested(const IndexOptions& options) { return options.should_stop &&
 
 }  // namespace
 
-uint64_t index_schema_version() { return kSchemaVersion; }
-
 IndexSummary detail::index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
                               const IndexOptions& options, const WatchCheck* known) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -263,7 +176,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     }
   }
   if (!opened) {
-    rebuild = begin_rebuild(index_dir, roots, kSchemaVersion, summary);
+    rebuild = begin_rebuild(index_dir, roots, kSchemaVersion, summary, options.at_point);
     opened = std::make_unique<Store>(index_dir, rebuild->env_name);
     LmdbTxn txn(opened->env(), false);
     Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);
@@ -401,7 +314,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     ++summary.files_deleted;
   }
   if (!drop.empty()) {
-    std::set<std::string> refeed = drop_sessions(store, xapian, drop);
+    std::set<std::string> refeed = drop_sessions(store, xapian, drop, DropMode::Reread);
     std::set<std::string> queued;
     for (auto& w : work) {
       queued.insert(w.file.path);

@@ -71,9 +71,6 @@ struct IndexSummary {
   std::string lost;  // what the rebuild could not carry over from a damaged old env ("" = nothing)
 };
 
-// The records' schema version this build writes (a different one is rebuilt on the next run).
-uint64_t index_schema_version();
-
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);
 
 struct WatchCheck;

@@ -91,7 +91,7 @@ std::vector<std::string> stored_tool_names(const LmdbTxn& txn, const Dbis& db, c
 }  // namespace
 
 Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot>& roots, uint64_t schema,
-                      IndexSummary& summary) {
+                      IndexSummary& summary, const std::function<void(std::string_view)>& at_point) {
   make_private_dir(index_dir);
   const Numbers n = highest_numbers(index_dir);
   Rebuild rb;
@@ -116,7 +116,7 @@ Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot
   // be gone without a read error to show for it: say so.
   if (const std::string problem = lmdb_data_problem(old); !problem.empty())
     lost.push_back("the LMDB store was damaged (" + problem + "): whatever it held that could not be read");
-  SalvageTarget target{index_dir, old, rb.env_name, rb.parts.text_log, schema, {}};
+  SalvageTarget target{index_dir, old, rb.env_name, rb.parts.text_log, schema, {}, at_point};
   for (const auto& r : roots) target.source_dirs.push_back(r.dir);
   if (auto l = salvage_old_env(target).lost; !l.empty())
     lost.push_back(std::move(l));

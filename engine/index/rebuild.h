@@ -27,8 +27,9 @@ struct Rebuild {
 };
 
 // Salvage problems and losses go into `summary`. Never maps the old env in this process.
+// `at_point` (tests) is handed to the salvage child (SalvageTarget::at_point).
 Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot>& roots, uint64_t schema,
-                      IndexSummary& summary);
+                      IndexSummary& summary, const std::function<void(std::string_view)>& at_point = {});
 
 // Writes the Xapian documents of the messages already in `store` (all salvaged: the new env holds
 // nothing else yet) into fresh shards listed in `layout`, and their sessions' titles.

@@ -1,4 +1,5 @@
 #include "engine/index/salvage.h"
+#include "engine/index/archive_io.h"
 #include "engine/store/usage_agg.h"
 
 #include <poll.h>
@@ -16,7 +17,6 @@
 #include <filesystem>
 #include <optional>
 #include <set>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/store/codec.h"
@@ -24,10 +24,6 @@
 #include "engine/store/records_store.h"
 #include "engine/store/store.h"
 #include "engine/store/text_log.h"
-#include "ingest/claude.h"
-#include "ingest/tool_paths.h"
-
-#include <simdjson.h>
 
 namespace osearch {
 namespace {
@@ -72,57 +68,6 @@ void for_prefix(const LmdbTxn& txn, std::optional<MDB_dbi> dbi, const std::strin
   for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next()) fn(cur.key(), cur.value());
 }
 
-struct KeyValue {
-  std::string key, value;
-};
-
-// One archived session as read from the old env, checked before anything is written.
-struct ArchivedSession {
-  std::string id;
-  SessionRec rec;
-  std::string rec_bytes;
-  std::vector<std::pair<MessageRec, std::string>> messages;  // record, text
-  std::vector<KeyValue> tool_calls, tool_results, usage_seen, subagents, session_files, files, workflows,
-      workflow_agents;
-};
-
-// Schema 13 stored a tool call's path as the tool wrote it; 14 stores it absolute against the
-// cwd of its message and adds the files an apply_patch text names (ingest/tool_paths.h).
-void migrate_tool_call_13(ToolCallRec& tc, std::string_view cwd) {
-  std::vector<std::string> paths;
-  if (!tc.file_path.empty()) paths.push_back(tc.file_path);
-  if (tc.input_json.find("*** Begin Patch") != std::string::npos) {
-    simdjson::dom::parser parser;
-    simdjson::dom::element input;
-    if (!parser.parse(tc.input_json).get(input)) {
-      std::vector<simdjson::dom::element> todo{input};
-      while (!todo.empty()) {  // every string of the input, wherever the patch sits
-        simdjson::dom::element e = todo.back();
-        todo.pop_back();
-        std::string_view text;
-        simdjson::dom::array arr;
-        simdjson::dom::object obj;
-        if (!e.get(text)) {
-          if (text.find("*** Begin Patch") != std::string_view::npos)
-            for (auto& p : patch_file_paths(text)) paths.push_back(std::move(p));
-        } else if (!e.get(arr)) {
-          for (simdjson::dom::element child : arr) todo.push_back(child);
-        } else if (!e.get(obj)) {
-          for (simdjson::dom::key_value_pair field : obj) todo.push_back(field.value);
-        }
-      }
-    }
-  }
-  tc.file_path.clear();
-  tc.extra_paths.clear();
-  for (const auto& p : paths) {
-    std::string abs = resolve_tool_path(p, cwd);
-    if (tc.file_path.empty()) tc.file_path = std::move(abs);
-    else if (abs != tc.file_path && std::find(tc.extra_paths.begin(), tc.extra_paths.end(), abs) == tc.extra_paths.end())
-      tc.extra_paths.push_back(std::move(abs));
-  }
-}
-
 class ChildSalvage {
  public:
   ChildSalvage(const SalvageTarget& t, int report_fd) : t_(t), fd_(report_fd) {}
@@ -152,6 +97,7 @@ class ChildSalvage {
     LmdbCursor cur(r, *mem);
     for (bool ok = cur.first(); ok; ok = cur.next()) w.put(fresh.db().memories, cur.key(), cur.value());
     w.commit();
+    committed();
   }
 
   // Sessions none of whose files exists now under a source root.
@@ -184,26 +130,13 @@ class ChildSalvage {
       auto v = r.get(*meta, key);
       return v && v->size() == 8 ? get_be64(*v) : 0;
     };
-    // An archived session is carried over from schema 10 to 11, and from any schema 12 on: their
-    // records decode as the current ones (fields are only ever appended), documents are rebuilt
-    // from the records here anyway, and each step below redoes what its schema changed:
-    // 10 -> 11 bounded over-long keys (ids up to 160 bytes are unchanged), kept full paths in
-    //   session_files' values and grew FileState;
-    // 12 -> 13 changed which messages are meta (migrate_message_12);
-    // 13 -> 14 stores tool-call paths absolute, with apply_patch's files (migrate_tool_call_13);
-    //   tc_by_path (reversed paths) and failed_results are derived in write_session;
-    // 14 -> 15 appended its transcript's usage, model and workflow run to a subagent record, which
-    //   an older record lacks (SubagentRec::usage_complete says so);
-    // 15 -> 16 added the usage aggregates (rebuilt for each archived session by write_session) and
-    //   a usage_seen value (an older empty one reads as "counted, amount unknown").
+    // The steps from the old schema to this one (engine/index/archive_io.cpp says what each changed).
     const uint64_t old_schema = meta_u64(meta_key::kSchema);
-    legacy_files_ = old_schema == 10 && t_.schema == 11;
-    const bool chained = old_schema >= 12 && old_schema <= t_.schema;
-    meta_rules_12_ = chained && old_schema <= 12;
-    tool_paths_13_ = chained && old_schema <= 13;
-    if (old_schema != t_.schema && !legacy_files_ && !chained) {
+    const std::optional<SchemaSteps> steps = schema_steps(old_schema, t_.schema);
+    if (!steps) {
       report_line(fd_, "lost " + std::to_string(ids.size()) +
-                           " archived sessions: the old index was written by another version of osearch");
+                           " archived sessions: the old index was written by another version of osearch (schema " +
+                           std::to_string(old_schema) + "), whose records this one cannot carry over");
       return;
     }
     std::string old_text = "text";
@@ -223,111 +156,35 @@ class ChildSalvage {
       report_line(fd_, std::string("the old text log cannot be read: ") + e.what());
     }
 
-    Handles h{dbs.open("sessions"),  dbs.open("messages"),     dbs.open("tool_calls"), dbs.open("tool_results"),
-              dbs.open("usage_seen"), dbs.open("subagents"),   dbs.open("session_files"), dbs.open("files"),
-              dbs.open("workflows"),  dbs.open("workflow_agents")};
+    const ArchiveTables h{dbs.open("sessions"),   dbs.open("messages"),      dbs.open("tool_calls"),
+                          dbs.open("tool_results"), dbs.open("usage_seen"), dbs.open("subagents"),
+                          dbs.open("session_files"), dbs.open("files"),     dbs.open("workflows"),
+                          dbs.open("workflow_agents")};
     TextLogWriter log;
     log.open(t_.index_dir, 0, 0, t_.text_log);
     std::optional<LmdbTxn> w;
     size_t pending = 0, unreadable = 0;
     for (const auto& sid : ids) {
-      std::optional<ArchivedSession> s = text_ok ? read_session(r, h, text, sid) : std::nullopt;
+      std::optional<ArchivedSession> s = text_ok ? read_session(r, h, text, sid, *steps) : std::nullopt;
       if (!s) {
         ++unreadable;
         continue;
       }
       if (!w) w.emplace(fresh.env(), false);
       write_session(*w, fresh.db(), log, *s);
-      if (++pending >= kSessionsPerCommit) commit(*w, fresh, log, pending);
+      if (++pending >= kSessionsPerCommit) {
+        commit(*w, fresh, log, pending);
+        committed();
+      }
       if (pending == 0) w.reset();
     }
-    if (w && pending) commit(*w, fresh, log, pending);
+    if (w && pending) {
+      commit(*w, fresh, log, pending);
+      committed();
+    }
     if (unreadable)
       report_line(fd_, "lost " + std::to_string(unreadable) + " archived session" + (unreadable == 1 ? "" : "s") +
                            " whose records or text could not be read back whole");
-  }
-
-  struct Handles {
-    std::optional<MDB_dbi> sessions, messages, tool_calls, tool_results, usage_seen, subagents, session_files, files,
-        workflows, workflow_agents;
-  };
-
-  // Everything of one session, or nullopt when a record does not decode or a text is not there.
-  std::optional<ArchivedSession> read_session(const LmdbTxn& r, const Handles& h, const TextLogReader& text,
-                                              const std::string& sid) {
-    ArchivedSession s;
-    s.id = sid;
-    auto v = r.get(*h.sessions, sid);
-    if (!v) return std::nullopt;
-    auto rec = SessionRec::decode(*v);
-    if (!rec) return std::nullopt;
-    s.rec = std::move(*rec);
-    s.rec_bytes = std::string(*v);
-    const std::string pfx = sid + '\0';
-    bool ok = true;
-    for_prefix(r, h.messages, pfx, [&](std::string_view key, std::string_view value) {
-      auto m = MessageRec::decode(key, value);
-      TextEntry e;
-      if (!m || !text.entry_at(m->text_offset, e) || e.key != m->key || e.text.size() != m->text_len) {
-        ok = false;
-        return;
-      }
-      if (meta_rules_12_) migrate_message_12(*m, e.text);
-      s.messages.emplace_back(std::move(*m), std::string(e.text));
-    });
-    if (!ok) return std::nullopt;
-    auto keep = [](std::vector<KeyValue>& out) {
-      return [&out](std::string_view k, std::string_view val) { out.push_back({std::string(k), std::string(val)}); };
-    };
-    for_prefix(r, h.tool_calls, pfx, keep(s.tool_calls));
-    if (tool_paths_13_ && !migrate_tool_calls_13(s)) return std::nullopt;
-    for_prefix(r, h.tool_results, pfx, keep(s.tool_results));
-    for_prefix(r, h.usage_seen, pfx, keep(s.usage_seen));
-    for_prefix(r, h.subagents, pfx, keep(s.subagents));
-    for_prefix(r, h.session_files, pfx, keep(s.session_files));
-    for_prefix(r, h.workflows, pfx, keep(s.workflows));
-    for (auto& sf : s.session_files) {
-      if (sf.value.empty()) sf.value = sf.key.substr(pfx.size());  // schema 10 kept the path in the key only
-      // A schema-10 FileState does not decode any more: its file is gone, and dropping its state
-      // only means the file is read as new should it come back (messages are stored once per uuid).
-      if (h.files && !legacy_files_)
-        if (auto fv = r.get(*h.files, file_key(sf.value))) s.files.push_back({file_key(sf.value), std::string(*fv)});
-    }
-    for (const auto& wf : s.workflows)
-      for_prefix(r, h.workflow_agents, wf.key.substr(pfx.size()) + '\0', keep(s.workflow_agents));
-    return s;
-  }
-
-  static void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSession& s) {
-    w.put(db.sessions, s.id, s.rec_bytes);
-    w.put(db.sess_by_time, session_time_key(s.rec.ended_at, s.id), "");
-    w.put(db.sess_by_project, pair_key(s.rec.project, s.id), "");
-    for (auto& [m, text] : s.messages) {
-      const uint8_t flags = entry_flags(m.hidden_by_default(), static_cast<unsigned>(m.role),
-                                        static_cast<unsigned>(m.content_type));
-      m.text_offset = log.append(m.key, flags, text);
-      m.text_len = text.size();
-      w.put(db.messages, m.key, m.encode());
-      w.put(db.msg_uuid, pair_key(m.uuid, s.id), m.key);
-    }
-    for (const auto& kv : s.tool_calls) {
-      w.put(db.tool_calls, kv.key, kv.value);
-      if (auto tc = ToolCallRec::decode(kv.value))
-        for (const auto& path : tc->paths()) w.put(db.tc_by_path, tool_path_key(path, s.id, tc->id), "");
-    }
-    for (const auto& kv : s.tool_results) {
-      w.put(db.tool_results, kv.key, kv.value);
-      if (auto tr = ToolResultRec::decode(kv.value); tr && tr->is_error)
-        w.put(db.failed_results, failed_result_key(timestamp_of_message_key(tr->message_key), s.id, tr->tool_use_id), "");
-    }
-    for (const auto& kv : s.usage_seen) w.put(db.usage_seen, kv.key, kv.value);
-    for (const auto& kv : s.subagents) w.put(db.subagents, kv.key, kv.value);
-    for (const auto& kv : s.session_files) w.put(db.session_files, kv.key, kv.value);
-    for (const auto& kv : s.files) w.put(db.files, kv.key, kv.value);
-    for (const auto& kv : s.workflows) w.put(db.workflows, kv.key, kv.value);
-    for (const auto& kv : s.workflow_agents) w.put(db.workflow_agents, kv.key, kv.value);
-    // An older schema kept no aggregates (or others): `stats` reads them, so they are made here.
-    rebuild_session_aggregates(w, db, s.id);
   }
 
   // The text log first, then the records that point into it (the writer's crash-safety order).
@@ -338,34 +195,12 @@ class ChildSalvage {
     w.commit();
     pending = 0;
   }
+  void committed() const {
+    if (t_.at_point) t_.at_point("salvage-commit");
+  }
 
   const SalvageTarget& t_;
   int fd_;
-  bool legacy_files_ = false;  // the old env is schema 10 (see copy_archive)
-  bool meta_rules_12_ = false;  // the old env is schema 12 (see copy_archive)
-  bool tool_paths_13_ = false;  // the old env is schema 12 or 13
-
-  // Every tool call of `s` as 14 stores it; false when one does not decode.
-  static bool migrate_tool_calls_13(ArchivedSession& s) {
-    std::unordered_map<std::string_view, std::string_view> cwd_of;  // message key -> its cwd
-    for (const auto& [m, text] : s.messages) cwd_of.emplace(m.key, m.cwd);
-    for (auto& kv : s.tool_calls) {
-      auto tc = ToolCallRec::decode(kv.value);
-      if (!tc) return false;
-      auto it = cwd_of.find(tc->message_key);
-      migrate_tool_call_13(*tc, it == cwd_of.end() ? std::string_view(s.rec.cwd) : it->second);
-      kv.value = tc->encode();
-    }
-    return true;
-  }
-
-  // Schema 12 hid every command envelope by its content type and kept Claude's compaction
-  // summaries meta; 13 hides by is_meta alone: an envelope is meta without <command-args>, a
-  // summary never is (issue 9).
-  static void migrate_message_12(MessageRec& m, std::string_view text) {
-    if (m.content_type == ContentType::Command) m.is_meta = m.is_meta || command_args(text).empty();
-    if (m.content_type == ContentType::Summary) m.is_meta = false;
-  }
 };
 
 // Reads the child's report until it closes the pipe or the deadline passes.

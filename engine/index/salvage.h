@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace osearch {
@@ -24,6 +26,8 @@ struct SalvageTarget {
   // The source roots of this run: a session is archived when none of its files exists under one
   // (a file outside every root will not be read again either).
   std::vector<std::string> source_dirs;
+  // Tests: called in the child after each commit ("salvage-commit"), to kill the run there.
+  std::function<void(std::string_view point)> at_point;
 };
 
 struct SalvageReport {

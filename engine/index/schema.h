@@ -1,0 +1,18 @@
+// The records schema version of this build. Bump it when record encodings, keys or the text
+// index's terms change (the tokenizer, the Unicode fold table ingest/unicode_fold_table.inc): the
+// next run rebuilds, and engine/index/archive_io.cpp must learn to carry an archived session over
+// the step (docs/ARCHITECTURE.md, "Schema upgrades"; a fixture under tests/data/indexes/ too).
+#pragma once
+
+#include <cstdint>
+
+namespace osearch {
+
+// 14: tc_by_path reversed, extra paths, failed_results; 15: subagent usage/model/run;
+// 16: largest usage per API message, usage_agg/tool_agg/file_agg
+inline constexpr uint64_t kSchemaVersion = 16;
+
+// The oldest schema whose archived sessions an upgrade carries over (see schema_steps).
+inline constexpr uint64_t kOldestMigratedSchema = 10;
+
+}  // namespace osearch
