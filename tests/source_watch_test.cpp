@@ -223,6 +223,10 @@ TEST_CASE("watch: a record is read only for the roots it was made for, and never
   for (size_t cut : {size_t{0}, size_t{3}, record.size() / 2, record.size() - 1})
     CHECK_FALSE(check_source_watch(record.substr(0, cut), roots).usable);
   CHECK_FALSE(check_source_watch(record + "x", roots).usable);
+  // `check` decodes the record whatever its roots; a cut or garbled one is damage.
+  CHECK(source_watch_decodes(record));
+  CHECK_FALSE(source_watch_decodes(record.substr(0, record.size() / 2)));
+  CHECK_FALSE(source_watch_decodes(record + "x"));
 
   // A transcript that grew is named with its new size; nothing else moved.
   append_file(s.claude + "/" + kClaudeMain, "{}\n");

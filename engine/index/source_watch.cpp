@@ -93,8 +93,9 @@ SourceFile source_file(const std::string& path, const PathStat& now, uint64_t ki
 }
 
 // `starts` holds one more element: the blocks' end.
+// With stat_paths false, the blocks are only decoded (`check`: is the record whole?).
 void check_blocks(std::string_view record, size_t entries_at, const std::vector<uint32_t>& starts, size_t first,
-                  size_t last, uint64_t n, const std::atomic<bool>& stop, BlockFindings& out) {
+                  size_t last, uint64_t n, const std::atomic<bool>& stop, BlockFindings& out, bool stat_paths = true) {
   std::string path;
   for (size_t b = first; b < last && !stop.load(std::memory_order_relaxed); ++b) {
     Decoder r(record, entries_at + starts[b]);
@@ -127,6 +128,7 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
         run = r.str();
       }
       if (!r.ok()) return void(out.ok = false);
+      if (!stat_paths) continue;
       int err = 0;
       const PathStat is = stat_path(path, err);
       if (!(flags & kTranscript)) {
@@ -151,7 +153,48 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
   }
 }
 
+// The entry count, the blocks' starts (plus their end) and where they begin, after the roots at `at`.
+struct Layout {
+  uint64_t n = 0;
+  std::vector<uint32_t> starts;
+  size_t entries_at = 0;
+};
+std::optional<Layout> read_layout(std::string_view record, size_t at) {
+  Decoder r(record, at);
+  Layout l;
+  l.n = r.u64();
+  const uint64_t blocks = r.u64();
+  const uint64_t body_bytes = r.u64();
+  if (!r.ok() || blocks != (l.n + kBlockEntries - 1) / kBlockEntries || blocks > record.size() / 4) return std::nullopt;
+  l.starts.resize(blocks);
+  for (auto& s : l.starts) s = static_cast<uint32_t>(r.fixed(4));
+  if (!r.ok() || record.size() - r.pos() != body_bytes || body_bytes > UINT32_MAX) return std::nullopt;
+  l.entries_at = r.pos();
+  l.starts.push_back(static_cast<uint32_t>(body_bytes));
+  if (l.starts[0] != 0) return std::nullopt;
+  for (size_t b = 0; b < blocks; ++b)
+    if (l.starts[b] >= l.starts[b + 1]) return std::nullopt;
+  return l;
+}
+
 }  // namespace
+
+bool source_watch_decodes(std::string_view record) {
+  if (!record.starts_with(kMagic)) return false;
+  Decoder r(record, kMagic.size());
+  const uint64_t roots = r.u64();
+  for (uint64_t i = 0; i < roots && r.ok(); ++i) {
+    r.str();
+    r.str();
+  }
+  if (!r.ok()) return false;
+  const std::optional<Layout> layout = read_layout(record, r.pos());
+  if (!layout) return false;
+  std::atomic<bool> stop{false};
+  BlockFindings found;
+  check_blocks(record, layout->entries_at, layout->starts, 0, layout->starts.size() - 1, layout->n, stop, found, false);
+  return found.ok;
+}
 
 std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std::vector<PathStat>& observed,
                                 const std::vector<SourceFile>& files, int64_t now_ns) {
@@ -225,19 +268,11 @@ WatchCheck check_source_watch(std::string_view record, const std::vector<SourceR
   head.bytes().append(kMagic);
   encode_roots(head, roots);
   if (!record.starts_with(head.bytes())) return out;
-  Decoder r(record, head.bytes().size());
-  const uint64_t n = r.u64();
-  const uint64_t blocks = r.u64();
-  const uint64_t body_bytes = r.u64();
-  if (!r.ok() || blocks != (n + kBlockEntries - 1) / kBlockEntries || blocks > record.size() / 4) return out;
-  std::vector<uint32_t> starts(blocks);
-  for (auto& s : starts) s = static_cast<uint32_t>(r.fixed(4));
-  if (!r.ok() || record.size() - r.pos() != body_bytes || body_bytes > UINT32_MAX) return out;
-  const size_t entries_at = r.pos();
-  starts.push_back(static_cast<uint32_t>(body_bytes));
-  if (starts[0] != 0) return out;
-  for (size_t b = 0; b < blocks; ++b)
-    if (starts[b] >= starts[b + 1]) return out;
+  const std::optional<Layout> layout = read_layout(record, head.bytes().size());
+  if (!layout) return out;
+  const uint64_t n = layout->n;
+  const size_t entries_at = layout->entries_at, blocks = layout->starts.size() - 1;
+  const std::vector<uint32_t>& starts = layout->starts;
 
   std::atomic<bool> stop{false};
   BlockFindings first, second;

@@ -45,6 +45,9 @@ struct WatchCheck {
 // Stats every recorded path (in two threads for big records), decoding the record as it goes.
 WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots);
 
+// Does the record decode whole (`check`: a damaged page inside it is damage like any other)?
+bool source_watch_decodes(std::string_view record);
+
 // The files a targeted run reads: the changed ones, and Codex's session index when a rollout changed
 // (it is read whole then: the sessions its earlier lines named may only now exist).
 std::vector<SourceFile> files_to_read(const WatchCheck& check);

@@ -1,4 +1,5 @@
 #include "engine/query/check.h"
+#include "engine/index/source_watch.h"
 #include "engine/store/memory_store.h"
 
 #include <fcntl.h>
@@ -89,7 +90,9 @@ std::string walk_records(const std::string& dir) {
     for (bool ok = cur.first(); ok; ok = cur.next()) {
       ++entries;
       const std::string_view k = cur.key(), v = cur.value();
-      if (n == "sessions") {
+      if (n == "meta" && k == meta_key::kSourceWatch) {
+        if (!source_watch_decodes(v)) ++bad;  // the refresh would only take the full plan, but it is damage
+      } else if (n == "sessions") {
         auto s = SessionRec::decode(v);
         if (!s) ++bad;
         else if (!s->title().empty()) ++titled;
