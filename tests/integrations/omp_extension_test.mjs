@@ -351,6 +351,17 @@ test("osearch missing is a tool error that says how to fix it, not a crash", asy
   }
 });
 
+test("output that is not osearch's JSON is a tool error too", async () => {
+  const saved = process.env.OSEARCH_BIN;
+  process.env.OSEARCH_BIN = "/bin/echo";
+  try {
+    const { result, body } = await call({ action: "list" });
+    checkToolError(result, body, "bad-output");
+  } finally {
+    process.env.OSEARCH_BIN = saved;
+  }
+});
+
 test("the tool_result hook leaves other tools and successful calls alone", async () => {
   const hook = loaded.handlers.get("tool_result");
   const ok = await call({ action: "list", limit: 1 });

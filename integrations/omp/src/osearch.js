@@ -83,11 +83,18 @@ export function runOsearch(args, { env = process.env, signal } = {}) {
         resolve(failure(reported?.kind ?? (exitCode === 2 ? "bad-input" : "failed"), message, exitCode));
         return;
       }
+      let json;
       try {
-        resolve({ ok: true, json: JSON.parse(stdout) });
+        json = JSON.parse(stdout);
       } catch (parseErr) {
         resolve(failure("bad-output", `osearch printed output that is not JSON: ${parseErr.message}`, 0));
+        return;
       }
+      if (json === null || typeof json !== "object" || Array.isArray(json)) {
+        resolve(failure("bad-output", "osearch printed JSON that is not an object", 0));
+        return;
+      }
+      resolve({ ok: true, json });
     });
   });
 }

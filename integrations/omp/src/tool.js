@@ -137,7 +137,12 @@ export function sessionSearchTool() {
     // omp: a read-only tool, asked for no more often than reading a file.
     approval: "read",
     async execute(_toolCallId, params, signal) {
-      return executeSearch(params, { signal });
+      try {
+        return await executeSearch(params, { signal });
+      } catch (err) {
+        // A bug of ours must not become a crash of the agent's turn.
+        return errorResult(params, { kind: "internal", message: `session_search failed: ${err?.message ?? err}` });
+      }
     },
   };
 }
