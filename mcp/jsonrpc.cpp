@@ -20,7 +20,13 @@ Message classify(simdjson::dom::parser& parser, std::string_view line) {
   simdjson::dom::element doc;
   if (auto err = parser.parse(line.data(), line.size()).get(doc))
     return invalid(code::kParseError, std::string("Parse error: ") + simdjson::error_message(err));
-  if (doc.is_array()) return invalid(code::kInvalidRequest, "Invalid Request: batches are not supported");
+  if (doc.is_array()) {
+    Message m;
+    m.kind = Message::Kind::Batch;
+    for (simdjson::dom::element item : simdjson::dom::array(doc)) m.batch.push_back(simdjson::minify(item));
+    if (m.batch.empty()) return invalid(code::kInvalidRequest, "Invalid Request: an empty batch");
+    return m;
+  }
   simdjson::dom::object obj;
   if (doc.get_object().get(obj)) return invalid(code::kInvalidRequest, "Invalid Request: a message is a JSON object");
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace osearch::mcp {
 
@@ -21,11 +22,12 @@ inline constexpr int kUnsupportedProtocolVersion = -32022;  // MCP 2026-07-28
 }  // namespace code
 
 struct Message {
-  enum class Kind { Request, Notification, Response, Invalid };
+  enum class Kind { Request, Notification, Response, Batch, Invalid };
   Kind kind = Kind::Invalid;
   std::string id = "null";  // the request's id as JSON text (a string or a number), "null" when none
   std::string method;
   std::optional<simdjson::dom::element> params;  // absent when the message has none
+  std::vector<std::string> batch;  // Batch: each message of the array, as JSON text
   int error_code = 0;                           // Invalid: kParseError or kInvalidRequest
   std::string error_message;
 };

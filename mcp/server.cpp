@@ -215,6 +215,17 @@ std::string Server::dispatch(const Message& m, const std::string& version) {
 std::string Server::handle(std::string_view line) {
   if (line.find_first_not_of(" \t\r") == std::string_view::npos) return "";
   Message m = classify(parser_, line);
+  if (m.kind == Message::Kind::Batch) {
+    // JSON-RPC batches (MCP 2025-03-26 has them): each member answered, the answers in one array, none
+    // for a batch of notifications. A batch inside a batch is an invalid member.
+    std::string out;
+    for (const auto& member : m.batch) {
+      std::string response = member.front() == '[' ? error_line("null", code::kInvalidRequest, "Invalid Request: a batch in a batch")
+                                                   : handle(member);
+      if (!response.empty()) out += (out.empty() ? "[" : ",") + response;
+    }
+    return out.empty() ? out : out + "]";
+  }
   if (m.kind == Message::Kind::Invalid) return error_line(m.id, m.error_code, m.error_message);
   // Notifications (initialized, cancelled, …) and responses get no answer.
   if (m.kind != Message::Kind::Request) return "";

@@ -141,7 +141,14 @@ TEST_CASE("mcp: JSON-RPC errors carry the right codes, notifications get no answ
   Json parse_error = m.send("{not json");
   CHECK(error_code(parse_error) == -32700);
   CHECK(parse_error["id"].is_null());
-  CHECK(error_code(m.send("[1,2]")) == -32600);
+  CHECK(error_code(m.send("[]")) == -32600);
+  // A batch: one answer per request, in one array; nothing for a batch of notifications.
+  const std::string batch = m.server.handle(R"([{"jsonrpc":"2.0","id":7,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/initialized"},5])");
+  Json answers = parse(batch);
+  REQUIRE(answers.a.size() == 2);
+  CHECK(answers[0]["id"].i == 7);
+  CHECK(error_code(answers[1]) == -32600);
+  CHECK(m.server.handle(R"([{"jsonrpc":"2.0","method":"notifications/initialized"}])").empty());
   CHECK(error_code(m.send("42")) == -32600);
   CHECK(error_code(m.send(R"({"jsonrpc":"1.0","id":1,"method":"ping"})")) == -32600);
   CHECK(error_code(m.send(R"({"jsonrpc":"2.0","id":1})")) == -32600);
