@@ -174,6 +174,7 @@ std::string Server::tools_call(const Message& m, const std::string& version) {
   ctx.readers = &readers_;
   ToolOutcome out = call_tool(*tool, ctx, arguments);
   if (out.index_failed) readers_.drop();  // reopened (and checked) by the next call
+  if (out.retry) out = call_tool(*tool, ctx, arguments);
   // {content:[{type:text,text:JSON}], structuredContent: JSON (2025-06-18+, not on errors), isError}
   JsonWriter w;
   w.begin_object();

@@ -380,6 +380,10 @@ ToolOutcome call_tool(const Tool& tool, const Context& server_ctx,
     return fail("error", e.what());
   } catch (const std::exception& e) {
     return fail("error", e.what());
+  } catch (const Xapian::DatabaseModifiedError& e) {
+    // The kept reader's Xapian revision was overwritten by a writer's later commits: a fresh reader answers.
+    out.retry = true;
+    return fail("index", e.get_description());
   } catch (const Xapian::DatabaseCorruptError& e) {
     return fail("index-damaged", IndexDamaged("xapian", e.get_description()).what());
   } catch (const Xapian::Error& e) {

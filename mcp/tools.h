@@ -35,6 +35,7 @@ struct ToolOutcome {
   std::string json;  // the CLI's JSON object, or {"error":{kind,message}}
   bool is_error = false;
   bool index_failed = false;  // an error of the index, not of the input: the server reopens it
+  bool retry = false;         // the reader went stale mid-query: worth one more try on a new one
 };
 
 // Checks the arguments, runs the command on `ctx` (format and output are set here), bounds the
