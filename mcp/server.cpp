@@ -172,6 +172,9 @@ std::string Server::tools_call(const Message& m, const std::string& version) {
   }
   Context ctx = ctx_;
   ctx.readers = &readers_;
+  // The memory writes open the records env themselves (remember resolves --session through a reader
+  // of its own): the kept reader is closed first, as LMDB allows one open of an env per process.
+  if (tool->writes) readers_.drop();
   ToolOutcome out = call_tool(*tool, ctx, arguments);
   if (out.index_failed) readers_.drop();  // reopened (and checked) by the next call
   if (out.retry) out = call_tool(*tool, ctx, arguments);

@@ -248,7 +248,14 @@ TEST_CASE("mcp: memory_remember and memory_forget write only when allowed", "[mc
   McpFixture m(true);
   const std::string note = m.fx.tmp / "note.md";
   write_file(note, "# Decision\nRecords live in LMDB.\n");
-  Json remembered = parse(m.ok("memory_remember", R"({"path":")" + note + R"(","summary":"records in LMDB"})"));
+  m.ok("list_sessions", "{}");
+  REQUIRE(m.server.readers().is_open());
+  // remember opens a reader of its own to resolve the session: the kept one is closed before (one
+  // open of an LMDB env per process).
+  Json remembered = parse(m.ok("memory_remember", R"({"path":")" + note + R"(","summary":"records in LMDB","session":")" +
+                               kOmpId + "\"}"));
+  CHECK_FALSE(m.server.readers().is_open());
+  CHECK(remembered["session_id"].s.rfind(kOmpId, 0) == 0);  // the id as the index keys it (omp: with @omp)
   CHECK(remembered["action"].s == "memory_remember");
   const std::string id = remembered["id"].s;
   CHECK(parse(m.ok("memory_list", "{}"))["total"].i == 1);
