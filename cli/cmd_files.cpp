@@ -143,8 +143,7 @@ void print_structured(const Context& ctx, const Result& r, Item&& item, Envelope
     w.end_object();
     w.end_object();
   }
-  std::fwrite(w.str().data(), 1, w.str().size(), stdout);
-  std::fputc('\n', stdout);
+  write_output(ctx, w.str());
 }
 
 std::string one_line(std::string_view s, size_t max_chars) {
@@ -193,13 +192,11 @@ void print_failures_text(const FailuresResult& r, bool color) {
 template <typename Run>
 auto run_timed(const Context& ctx, Run&& run) {
   const auto t0 = std::chrono::steady_clock::now();
-  bool stale = false;
-  const uint64_t refreshed = refresh_before_query(ctx, stale);
-  IndexReader reader(ctx.index_dir);
-  auto r = run(reader);
-  r.counts = reader.counts();
-  r.refreshed_files = refreshed;
-  r.stale = stale;
+  QueryIndex index(ctx);
+  auto r = run(index.reader());
+  r.counts = index.reader().counts();
+  r.refreshed_files = index.refreshed_files;
+  r.stale = index.stale;
   r.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   return r;
 }

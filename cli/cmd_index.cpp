@@ -245,6 +245,16 @@ uint64_t refresh_before_query(const Context& ctx, bool& stale) {
   }
 }
 
+QueryIndex::QueryIndex(const Context& ctx) {
+  if (ctx.readers) {
+    reader_ = &ctx.readers->open(ctx, refreshed_files, stale);
+    return;
+  }
+  refreshed_files = refresh_before_query(ctx, stale);
+  own_ = std::make_unique<IndexReader>(ctx.index_dir);
+  reader_ = own_.get();
+}
+
 namespace {
 // `status` on a damaged index: what check finds (without its deep passes), and exit 1 with the
 // error every command gives, instead of counts that describe part of the index.

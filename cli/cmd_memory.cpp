@@ -34,10 +34,7 @@ std::string current_dir() {
   return ec ? std::string("/") : p.string();
 }
 
-void emit(const Context& ctx, JsonWriter& w) {
-  (void)ctx;
-  std::printf("%s\n", w.str().c_str());
-}
+void emit(const Context& ctx, JsonWriter& w) { write_output(ctx, w.str()); }
 
 void print_record_text(const memory::Record& r) {
   std::printf("%s  %s\n", r.id.c_str(), terminal_safe(r.summary).c_str());
@@ -261,18 +258,22 @@ void add_memory_commands(CLI::App& app, MemoryArgs& a) {
   a.importer->add_option("file", a.file, "the file, or - for stdin")->required();
 }
 
+int cmd_memory_remember(const Context& ctx, const MemoryArgs& a) { return run_remember(ctx, a); }
+int cmd_memory_list(const Context& ctx, const MemoryArgs& a) { return run_list(ctx, a); }
+int cmd_memory_forget(const Context& ctx, const MemoryArgs& a) {
+  MemoryChange c = forget_memory(ctx.index_dir, a.id, a.reason, now_ms());
+  return print_one(ctx, "memory_forget", c.record, "already_deleted", !c.changed);
+}
+
 std::optional<int> run_memory_command(const Context& ctx, const MemoryArgs& a) {
   if (!a.root || !*a.root) return std::nullopt;
-  if (*a.remember) return run_remember(ctx, a);
-  if (*a.forget) {
-    MemoryChange c = forget_memory(ctx.index_dir, a.id, a.reason, now_ms());
-    return print_one(ctx, "memory_forget", c.record, "already_deleted", !c.changed);
-  }
+  if (*a.remember) return cmd_memory_remember(ctx, a);
+  if (*a.forget) return cmd_memory_forget(ctx, a);
   if (*a.restore) {
     MemoryChange c = restore_memory(ctx.index_dir, a.id, now_ms());
     return print_one(ctx, "memory_restore", c.record, "already_active", !c.changed);
   }
-  if (*a.list) return run_list(ctx, a);
+  if (*a.list) return cmd_memory_list(ctx, a);
   if (*a.show) return run_show(ctx, a);
   if (*a.exporter) return run_export(ctx);
   if (*a.importer) return run_import(ctx, a);

@@ -30,5 +30,9 @@ struct MemoryArgs {
 
 void add_memory_commands(CLI::App& app, MemoryArgs& args);
 std::optional<int> run_memory_command(const Context& ctx, const MemoryArgs& args);
+// Each command on its own (the MCP server calls them with args it filled in).
+int cmd_memory_remember(const Context& ctx, const MemoryArgs& args);
+int cmd_memory_forget(const Context& ctx, const MemoryArgs& args);
+int cmd_memory_list(const Context& ctx, const MemoryArgs& args);
 
 }  // namespace osearch

@@ -47,10 +47,11 @@ int answer_query(const Context& ctx, const std::string& action, Answer&& answer)
   const auto t0 = std::chrono::steady_clock::now();
   OrientEnvelope e;
   e.action = action;
-  e.refreshed_files = refresh_before_query(ctx, e.stale);
-  IndexReader reader(ctx.index_dir);
-  e.counts = reader.counts();
-  answer(reader, e, [&] {
+  QueryIndex index(ctx);
+  e.refreshed_files = index.refreshed_files;
+  e.stale = index.stale;
+  e.counts = index.reader().counts();
+  answer(index.reader(), e, [&] {
     e.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   });
   return 0;
@@ -78,51 +79,59 @@ void add_orient_commands(CLI::App& app, OrientArgs& a) {
   a.overview->add_option("--projects", a.projects_n, "projects listed (0-100000, default 10)");
 }
 
+int cmd_subagents(const Context& ctx, const OrientArgs& a) {
+  const Filters f = scope_filters(a);  // bad input fails before any work
+  return answer_query(ctx, "subagents", [&](IndexReader& r, OrientEnvelope& e, auto&& stop) {
+    SubagentList list = run_subagents(r, f);
+    e.total = list.total;
+    e.returned = list.rows.size();
+    e.offset = f.offset;
+    stop();
+    print_subagents(ctx, e, list);
+  });
+}
+
+int cmd_workflows(const Context& ctx, const OrientArgs& a) {
+  const Filters f = scope_filters(a);
+  return answer_query(ctx, "workflows", [&](IndexReader& r, OrientEnvelope& e, auto&& stop) {
+    WorkflowList list = run_workflows(r, f);
+    e.total = list.total;
+    e.returned = list.rows.size();
+    e.offset = f.offset;
+    stop();
+    print_workflows(ctx, e, list);
+  });
+}
+
+int cmd_workflow(const Context& ctx, const OrientArgs& a) {
+  return answer_query(ctx, "workflow", [&](IndexReader& r, OrientEnvelope& e, auto&& stop) {
+    WorkflowTree tree = run_workflow(r, a.run_id);
+    e.total = e.returned = 1;
+    stop();
+    print_workflow(ctx, e, tree);
+  });
+}
+
+int cmd_overview(const Context& ctx, const OrientArgs& a) {
+  OverviewOptions o;
+  o.project = a.project;
+  o.cwd = a.cwd.empty() ? process_cwd() : a.cwd;
+  if (!a.sessions_n.empty()) o.sessions = parse_count("--sessions", a.sessions_n, 0, 1000);
+  if (!a.projects_n.empty()) o.projects = parse_count("--projects", a.projects_n, 0, kMaxLimit);
+  return answer_query(ctx, "overview", [&](IndexReader& r, OrientEnvelope& e, auto&& stop) {
+    Overview ov = run_overview(r, o);
+    e.total = ov.projects_total;
+    e.returned = ov.projects.size();
+    stop();
+    print_overview(ctx, e, ov);
+  });
+}
+
 std::optional<int> run_orient_command(const Context& ctx, const OrientArgs& a) {
-  if (a.subagents && *a.subagents) {
-    const Filters f = scope_filters(a);  // bad input fails before any work
-    return answer_query(ctx, "subagents", [&](IndexReader& r, OrientEnvelope& e, auto&& stop) {
-      SubagentList list = run_subagents(r, f);
-      e.total = list.total;
-      e.returned = list.rows.size();
-      e.offset = f.offset;
-      stop();
-      print_subagents(ctx, e, list);
-    });
-  }
-  if (a.workflows && *a.workflows) {
-    const Filters f = scope_filters(a);
-    return answer_query(ctx, "workflows", [&](IndexReader& r, OrientEnvelope& e, auto&& stop) {
-      WorkflowList list = run_workflows(r, f);
-      e.total = list.total;
-      e.returned = list.rows.size();
-      e.offset = f.offset;
-      stop();
-      print_workflows(ctx, e, list);
-    });
-  }
-  if (a.workflow && *a.workflow) {
-    return answer_query(ctx, "workflow", [&](IndexReader& r, OrientEnvelope& e, auto&& stop) {
-      WorkflowTree tree = run_workflow(r, a.run_id);
-      e.total = e.returned = 1;
-      stop();
-      print_workflow(ctx, e, tree);
-    });
-  }
-  if (a.overview && *a.overview) {
-    OverviewOptions o;
-    o.project = a.project;
-    o.cwd = a.cwd.empty() ? process_cwd() : a.cwd;
-    if (!a.sessions_n.empty()) o.sessions = parse_count("--sessions", a.sessions_n, 0, 1000);
-    if (!a.projects_n.empty()) o.projects = parse_count("--projects", a.projects_n, 0, kMaxLimit);
-    return answer_query(ctx, "overview", [&](IndexReader& r, OrientEnvelope& e, auto&& stop) {
-      Overview ov = run_overview(r, o);
-      e.total = ov.projects_total;
-      e.returned = ov.projects.size();
-      stop();
-      print_overview(ctx, e, ov);
-    });
-  }
+  if (a.subagents && *a.subagents) return cmd_subagents(ctx, a);
+  if (a.workflows && *a.workflows) return cmd_workflows(ctx, a);
+  if (a.workflow && *a.workflow) return cmd_workflow(ctx, a);
+  if (a.overview && *a.overview) return cmd_overview(ctx, a);
   return std::nullopt;
 }
 

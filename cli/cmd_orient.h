@@ -29,6 +29,11 @@ struct OrientArgs {
 void add_orient_commands(CLI::App& app, OrientArgs& args);
 // The exit code when one of these commands was given, else nullopt.
 std::optional<int> run_orient_command(const Context& ctx, const OrientArgs& args);
+// Each command on its own (the MCP server calls them with args it filled in).
+int cmd_subagents(const Context& ctx, const OrientArgs& args);
+int cmd_workflows(const Context& ctx, const OrientArgs& args);
+int cmd_workflow(const Context& ctx, const OrientArgs& args);
+int cmd_overview(const Context& ctx, const OrientArgs& args);
 
 // Printers (cli/print_orient_json.cpp, cli/print_orient_text.cpp).
 struct OrientEnvelope {

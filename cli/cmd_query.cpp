@@ -38,13 +38,11 @@ template <typename Run>
 int run_query(const Context& ctx, const SearchArgs& args, size_t default_limit, Run&& run) {
   const auto t0 = std::chrono::steady_clock::now();
   Filters filters = parse_filters(args.filters, now_ms(), default_limit);  // bad input fails before any work
-  bool stale = false;
-  uint64_t refreshed = refresh_before_query(ctx, stale);
-  IndexReader reader(ctx.index_dir);
-  QueryResult r = run(reader, filters);
-  r.counts = reader.counts();
-  r.refreshed_files = refreshed;
-  r.stale = stale;
+  QueryIndex index(ctx);
+  QueryResult r = run(index.reader(), filters);
+  r.counts = index.reader().counts();
+  r.refreshed_files = index.refreshed_files;
+  r.stale = index.stale;
   r.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   print_result(ctx, r);
   return 0;

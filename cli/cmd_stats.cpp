@@ -23,13 +23,11 @@ int cmd_stats(const Context& ctx, const StatsArgs& args) {
   const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                           std::chrono::system_clock::now().time_since_epoch()).count();
   const Filters filters = parse_filters(fa, now, kDefaultLimit);
-  bool stale = false;
-  const uint64_t refreshed = refresh_before_query(ctx, stale);
-  IndexReader reader(ctx.index_dir);
-  StatsResult r = run_stats(reader, filters, o);
-  r.counts = reader.counts();
-  r.refreshed_files = refreshed;
-  r.stale = stale;
+  QueryIndex index(ctx);
+  StatsResult r = run_stats(index.reader(), filters, o);
+  r.counts = index.reader().counts();
+  r.refreshed_files = index.refreshed_files;
+  r.stale = index.stale;
   r.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   print_stats(ctx, r);
   return 0;

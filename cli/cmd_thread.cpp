@@ -29,10 +29,11 @@ template <typename Run, typename Print>
 int run_and_print(const Context& ctx, Run&& run, Print&& print) {
   const auto t0 = std::chrono::steady_clock::now();
   RunInfo info;
-  info.refreshed_files = refresh_before_query(ctx, info.stale);
-  IndexReader reader(ctx.index_dir);
-  auto result = run(reader);
-  info.counts = reader.counts();
+  QueryIndex index(ctx);
+  info.refreshed_files = index.refreshed_files;
+  info.stale = index.stale;
+  auto result = run(index.reader());
+  info.counts = index.reader().counts();
   info.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   print(result, info);
   return 0;

@@ -1,6 +1,7 @@
 // One function per command; main.cpp only parses arguments into these structs.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -80,5 +81,19 @@ void print_check_parts(JsonWriter& w, const std::vector<CheckPart>& parts);
 // Lazy freshness shared by the query commands: an incremental refresh unless --no-refresh.
 // Returns the number of files that changed; sets `stale` when another indexer held the lock.
 uint64_t refresh_before_query(const Context& ctx, bool& stale);
+
+// The refreshed, open index a query command answers from: ctx.readers' when set (the MCP server
+// keeps one open), else a refresh and a reader of its own.
+class QueryIndex {
+ public:
+  explicit QueryIndex(const Context& ctx);
+  IndexReader& reader() { return *reader_; }
+  uint64_t refreshed_files = 0;
+  bool stale = false;
+
+ private:
+  std::unique_ptr<IndexReader> own_;
+  IndexReader* reader_ = nullptr;
+};
 
 }  // namespace osearch

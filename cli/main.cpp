@@ -16,6 +16,7 @@
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
 #include "engine/store/store.h"
+#include "mcp/server.h"
 
 using namespace osearch;
 
@@ -190,6 +191,10 @@ int main(int argc, char** argv) {
   ArchiveArgs archive;
   add_archive_commands(app, archive);  // prune, export, import
 
+  bool mcp_allow_writes = false;
+  auto* mcp = app.add_subcommand("mcp", "Model Context Protocol server on stdio, for agents (README: Use from an agent)");
+  mcp->add_flag("--allow-writes", mcp_allow_writes, "offer memory_remember and memory_forget");
+
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
   Context ctx;
@@ -218,6 +223,7 @@ int main(int argc, char** argv) {
     if (*stats) return cmd_stats(ctx, st);
     if (auto code = run_memory_command(ctx, mem)) return *code;
     if (auto code = run_archive_command(ctx, archive)) return *code;
+    if (*mcp) return mcp::run_mcp_server(ctx, mcp_allow_writes);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

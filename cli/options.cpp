@@ -129,6 +129,16 @@ std::string error_line(const Context* ctx, const std::string& kind, const std::s
   return w.str();
 }
 
+void write_output(const Context& ctx, std::string_view text) {
+  if (ctx.output) {
+    ctx.output->append(text);
+    ctx.output->push_back('\n');
+    return;
+  }
+  std::fwrite(text.data(), 1, text.size(), stdout);
+  std::fputc('\n', stdout);
+}
+
 void report_error(const Context* ctx, const std::string& kind, const std::string& message) {
   std::fprintf(stderr, "%s\n", error_line(ctx, kind, message).c_str());
 }

@@ -22,6 +22,18 @@ struct GlobalOptions {
   bool verbose = false;
 };
 
+class IndexReader;
+struct Context;
+
+// Where a query command gets its open index: the CLI refreshes and opens one per command; `osearch
+// mcp` keeps one open across calls (mcp/reader_cache.h).
+class ReaderSource {
+ public:
+  virtual ~ReaderSource() = default;
+  // Refreshes (unless ctx.no_refresh) and returns the reader to answer from, valid until the next call.
+  virtual IndexReader& open(const Context& ctx, uint64_t& refreshed_files, bool& stale) = 0;
+};
+
 struct Context {
   std::string index_dir;
   std::vector<SourceRoot> roots;
@@ -29,7 +41,14 @@ struct Context {
   bool stdout_tty = false;
   bool stderr_tty = false;
   bool no_refresh = false, quiet = false, verbose = false;
+  // JSON and JSON Lines results are appended here when set (`osearch mcp`), else written to stdout.
+  // Text output always goes to stdout.
+  std::string* output = nullptr;
+  ReaderSource* readers = nullptr;  // null: refresh and open a reader per command
 };
+
+// A JSON result (one or more lines) and its final newline, to ctx.output or stdout.
+void write_output(const Context& ctx, std::string_view text);
 
 // Bad input is exit code 2 (engine/query/query.h); the CLI raises the same type for usage errors.
 using UsageError = BadInput;

@@ -115,7 +115,7 @@ void write_session_json(JsonWriter& w, const SessionRec& s) {
   write_hit(w, list, h);
 }
 
-void print_json(const QueryResult& r) {
+void print_json(const Context& ctx, const QueryResult& r) {
   JsonWriter w;
   w.begin_object();
   write_envelope_fields(w, r);
@@ -124,11 +124,10 @@ void print_json(const QueryResult& r) {
   for (const auto& h : r.hits) write_hit(w, r, h);
   w.end_array();
   w.end_object();
-  std::fwrite(w.str().data(), 1, w.str().size(), stdout);
-  std::fputc('\n', stdout);
+  write_output(ctx, w.str());
 }
 
-void print_jsonl(const QueryResult& r) {
+void print_jsonl(const Context& ctx, const QueryResult& r) {
   JsonWriter w;
   for (const auto& h : r.hits) write_hit(w, r, h);
   w.begin_object();
@@ -137,8 +136,7 @@ void print_jsonl(const QueryResult& r) {
   write_envelope_fields(w, r);
   w.end_object();
   w.end_object();
-  std::fwrite(w.str().data(), 1, w.str().size(), stdout);
-  std::fputc('\n', stdout);
+  write_output(ctx, w.str());
 }
 
 }  // namespace osearch

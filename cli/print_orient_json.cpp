@@ -274,11 +274,6 @@ void write_overview_body(JsonWriter& w, const Overview& o) {
   w.end_object();
 }
 
-void emit(JsonWriter& w) {
-  std::fwrite(w.str().data(), 1, w.str().size(), stdout);
-  std::fputc('\n', stdout);
-}
-
 // JSON: {envelope…, results:[…]}; JSONL: one result a line, then {"summary":{envelope}}.
 template <typename Rows, typename WriteRow>
 void print_rows(const Context& ctx, const OrientEnvelope& e, const Rows& rows, WriteRow&& write_row) {
@@ -300,7 +295,7 @@ void print_rows(const Context& ctx, const OrientEnvelope& e, const Rows& rows, W
     w.end_array();
     w.end_object();
   }
-  emit(w);
+  write_output(ctx, w.str());
 }
 
 }  // namespace
@@ -341,7 +336,7 @@ void print_workflow(const Context& ctx, const OrientEnvelope& e, const WorkflowT
     write_envelope(w, e);
     w.end_object();
     w.end_object();
-    return emit(w);
+    return write_output(ctx, w.str());
   }
   w.begin_object();
   write_envelope(w, e);
@@ -362,7 +357,7 @@ void print_workflow(const Context& ctx, const OrientEnvelope& e, const WorkflowT
   w.end_array();
   w.end_object();
   w.end_object();
-  emit(w);
+  write_output(ctx, w.str());
 }
 
 void print_overview(const Context& ctx, const OrientEnvelope& e, const Overview& o) {
@@ -382,7 +377,7 @@ void print_overview(const Context& ctx, const OrientEnvelope& e, const Overview&
     write_overview_body(w, o);
   }
   w.end_object();
-  emit(w);
+  write_output(ctx, w.str());
 }
 
 }  // namespace osearch

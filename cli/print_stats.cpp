@@ -66,11 +66,6 @@ void write_envelope(JsonWriter& w, const StatsResult& r) {
   w.end_object();
 }
 
-void flush(const JsonWriter& w) {
-  std::fwrite(w.str().data(), 1, w.str().size(), stdout);
-  std::fputc('\n', stdout);
-}
-
 std::string text_row(const StatsResult& r, const StatsRow& row) {
   char buf[256];
   std::string out;
@@ -98,7 +93,7 @@ std::string text_row(const StatsResult& r, const StatsRow& row) {
 
 }  // namespace
 
-void print_stats_json(const StatsResult& r) {
+void print_stats_json(const Context& ctx, const StatsResult& r) {
   JsonWriter w;
   w.begin_object();
   write_envelope(w, r);
@@ -107,10 +102,10 @@ void print_stats_json(const StatsResult& r) {
   for (const auto& row : r.rows) write_row(w, r, row);
   w.end_array();
   w.end_object();
-  flush(w);
+  write_output(ctx, w.str());
 }
 
-void print_stats_jsonl(const StatsResult& r) {
+void print_stats_jsonl(const Context& ctx, const StatsResult& r) {
   JsonWriter w;
   for (const auto& row : r.rows) write_row(w, r, row);
   w.begin_object();
@@ -119,7 +114,7 @@ void print_stats_jsonl(const StatsResult& r) {
   write_envelope(w, r);
   w.end_object();
   w.end_object();
-  flush(w);
+  write_output(ctx, w.str());
 }
 
 void print_stats_text(const StatsResult& r, bool color) {

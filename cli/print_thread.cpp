@@ -111,11 +111,6 @@ void write_chain_end(JsonWriter& w, const Chain& c) {
   w.key("chain_end_uuid"); string_or_null(w, c.missing_uuid);
 }
 
-void emit(const JsonWriter& w) {
-  std::fwrite(w.str().data(), 1, w.str().size(), stdout);
-  std::fputc('\n', stdout);
-}
-
 // ---- text
 
 struct Style {
@@ -204,7 +199,7 @@ void print_thread(const Context& ctx, const ThreadResult& r, const RunInfo& info
     w.end_array();
     w.end_object();
   }
-  emit(w);
+  write_output(ctx, w.str());
 }
 
 void print_context(const Context& ctx, const ContextResult& r, const RunInfo& info) {
@@ -306,7 +301,7 @@ void print_context(const Context& ctx, const ContextResult& r, const RunInfo& in
     w.end_array();
     w.end_object();
   }
-  emit(w);
+  write_output(ctx, w.str());
 }
 
 void print_trace(const Context& ctx, const TraceResult& r, const RunInfo& info) {
@@ -371,7 +366,7 @@ void print_trace(const Context& ctx, const TraceResult& r, const RunInfo& info) 
     w.end_array();
     w.end_object();
   }
-  emit(w);
+  write_output(ctx, w.str());
 }
 
 }  // namespace osearch

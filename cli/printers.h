@@ -10,14 +10,14 @@
 
 namespace osearch {
 
-void print_json(const QueryResult& r);
-void print_jsonl(const QueryResult& r);
+void print_json(const Context& ctx, const QueryResult& r);
+void print_jsonl(const Context& ctx, const QueryResult& r);
 void print_text(const QueryResult& r, bool color);
 
 inline void print_result(const Context& ctx, const QueryResult& r) {
   switch (ctx.format) {
-    case Format::Json: print_json(r); break;
-    case Format::Jsonl: print_jsonl(r); break;
+    case Format::Json: print_json(ctx, r); break;
+    case Format::Jsonl: print_jsonl(ctx, r); break;
     case Format::Text: print_text(r, ctx.stdout_tty); break;
   }
 }

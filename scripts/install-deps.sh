@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages osearch builds and tests with, and nothing that is already there.
-# Idempotent: a second run only checks dpkg and exits.
+# Idempotent: a second run only checks dpkg (and that tests/mcp/node_modules exists) and exits.
 set -euo pipefail
 
 packages=(
@@ -18,13 +18,26 @@ for p in "${packages[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
-fi
-
-echo "install-deps: installing ${missing[*]}" >&2
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+apt_install() {
+  echo "install-deps: installing $*" >&2
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "$@"
+}
+
+if [ ${#missing[@]} -gt 0 ]; then
+  apt_install "${missing[@]}"
+fi
+
+# The MCP client test (tests/mcp): the npm packages its package-lock.json pins, and node and npm
+# from Debian when they are missing.
+repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+if [ ! -d "$repo/tests/mcp/node_modules" ]; then
+  node_packages=()
+  command -v node >/dev/null || node_packages+=(nodejs)
+  command -v npm >/dev/null || node_packages+=(npm)
+  if [ ${#node_packages[@]} -gt 0 ]; then apt_install "${node_packages[@]}"; fi
+  npm ci --prefix "$repo/tests/mcp" --no-audit --no-fund --loglevel=error >&2
+fi
