@@ -1,17 +1,14 @@
 // The open index `osearch mcp` keeps across tool calls (a ReaderSource, cli/options.h). Each call
-// refreshes lazily as the CLI does; the reader is reopened only when the index moved: a refresh read
-// something, another process committed (LMDB's last transaction id passed the reader's snapshot),
-// `index --full` or a repack switched records.current, or a memory changed.
+// refreshes lazily as the CLI does; the reader is reopened only when the index moved
+// (IndexReader::still_current: a refresh would read something, another process committed,
+// `index --full` or a repack switched records.current, or a memory changed).
 //
 // LMDB forbids opening one env twice in a process at once: the cached reader is closed before any
-// refresh that may write (run_index opens the env itself), and the no-op check reads through the
-// reader's own env instead of opening another.
+// refresh that may write (run_index opens the env itself).
 #pragma once
 
 #include <cstdint>
 #include <memory>
-#include <optional>
-#include <string>
 
 #include "cli/options.h"
 #include "engine/query/reader.h"
@@ -28,16 +25,7 @@ class ReaderCache : public ReaderSource {
   uint64_t opens() const { return opens_; }  // readers opened so far (tests)
 
  private:
-  struct Generation {
-    std::string records_name;                // the env records.current names
-    std::optional<uint64_t> memory_generation;  // nullopt: no memory env
-    bool operator==(const Generation&) const = default;
-  };
-  static Generation generation_of(const std::string& index_dir);
-  bool current(const Context& ctx) const;
-
   std::unique_ptr<IndexReader> reader_;
-  Generation generation_;
   uint64_t opens_ = 0;
 };
 

@@ -3,6 +3,8 @@
 #include "engine/store/codec.h"
 #include "engine/store/index_damage.h"
 #include "engine/index/index_parts.h"
+#include "engine/index/schema.h"
+#include "engine/index/source_watch.h"
 #include "engine/index/memory_index.h"
 #include "engine/query/memories.h"
 #include "engine/store/memory_store.h"
@@ -106,13 +108,38 @@ void IndexReader::open_memories(const std::string& dir) {
   // is brought up to date before answering, --no-refresh or not: the check costs one metadata read.
   if (behind) refresh_memories(dir, false);
   MemoryStore store(dir, MemoryStore::Mode::Read);
-  memories_ = MemoryStore::Snapshot(store).all();
+  MemoryStore::Snapshot snapshot(store);
+  memories_ = snapshot.all();
+  memory_generation_ = snapshot.generation();
   if (std::optional<Xapian::Database> db = open_memory_text(dir)) xapian_.add_database(*db);
 }
 
 const memory::Record* IndexReader::memory(std::string_view id) const {
   auto it = std::lower_bound(memories_.begin(), memories_.end(), id, [](const memory::Record& r, std::string_view k) { return r.id < k; });
   return it != memories_.end() && it->id == id ? &*it : nullptr;
+}
+
+bool IndexReader::still_current(const std::vector<SourceRoot>* roots) const {
+  try {
+    MDB_envinfo info{};
+    if (mdb_env_info(mdb_txn_env(txn_->get()), &info) != 0) return false;
+    if (info.me_last_txnid != mdb_txn_id(txn_->get())) return false;  // another process committed
+    if (current_records_name(dir()) != fs_name(store_.env_dir())) return false;  // --full or a repack switched
+    std::optional<uint64_t> memories;
+    {
+      MemoryStore store(dir(), MemoryStore::Mode::Read);
+      if (store.exists()) memories = MemoryStore::Snapshot(store).generation();
+    }
+    if (memories != memory_generation_) return false;
+    if (!roots) return true;
+    // The quick check of a refresh (engine/index/index_run.cpp), on this reader's snapshot.
+    if (Store::meta_u64(*txn_, db(), meta_key::kSchema) != kSchemaVersion) return false;
+    if (txn_->get(db().meta, meta_key::kInFlight)) return false;
+    auto record = txn_->get(db().meta, meta_key::kSourceWatch);
+    return record && check_source_watch(*record, *roots).unchanged();
+  } catch (const std::exception&) {
+    return false;  // whatever failed is the full path's to find and report
+  }
 }
 
 std::string IndexReader::fs_name(const std::string& path) { return std::filesystem::path(path).filename().string(); }

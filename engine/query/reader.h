@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/index/indexer.h"
 #include "engine/store/records_store.h"
 #include "engine/store/store.h"
 #include "engine/index/text_index.h"
@@ -44,6 +45,13 @@ class IndexReader {
   const std::vector<memory::Record>& memories() const { return memories_; }
   const memory::Record* memory(std::string_view id) const;
 
+  // Whether this reader still shows what a refresh and a new reader would (a long-lived frontend
+  // keeps one open): no process committed since it opened, records.current and the memories are
+  // the ones it opened, and, with `roots`, the quick check's record finds every source file
+  // unchanged (stat calls only). Reads through this reader's own env, never a second open of it
+  // (LMDB allows one per process). Any doubt answers false.
+  bool still_current(const std::vector<SourceRoot>* roots) const;
+
  private:
   void open_parts(const std::string& dir);  // Xapian and the text log, checked against the snapshot
   static std::string fs_name(const std::string& path);
@@ -54,6 +62,7 @@ class IndexReader {
   std::optional<TextLogReader> text_;
   void open_memories(const std::string& dir);
   std::vector<memory::Record> memories_;  // by id
+  std::optional<uint64_t> memory_generation_;  // of the memory env as opened; nullopt: none
 };
 
 }  // namespace osearch
