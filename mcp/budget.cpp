@@ -87,7 +87,7 @@ std::string rebuild(simdjson::dom::object top, const Plan& plan) {
   w.key("truncated"); w.value(true);
   w.key("truncation");
   w.begin_object();
-  w.key("max_chars"); w.value(static_cast<uint64_t>(plan.max_chars));
+  w.key("max_result_chars"); w.value(static_cast<uint64_t>(plan.max_chars));
   const size_t dropped = plan.array_key.empty() ? 0 : plan.array_size - std::min(plan.keep, plan.array_size);
   w.key("dropped"); w.value(static_cast<uint64_t>(dropped));
   w.key("from"); w.value(plan.array_key);

@@ -22,7 +22,7 @@ constexpr const char* kServerVersion = "0.1.0";
 constexpr const char* kInstructions =
     "Search past coding-agent sessions (Claude Code, omp, pi, Codex): search_keyword for ranked words, "
     "search_content for regex, then read_thread / message_context to read around a hit. Every session "
-    "carries a resume_hint. Results are the osearch CLI's JSON, bounded by max_chars.";
+    "carries a resume_hint. Results are the osearch CLI's JSON, bounded by max_result_chars.";
 
 bool supported(std::string_view v) {
   for (auto s : kVersions)

@@ -16,9 +16,13 @@ namespace {
 
 using PT = ParamType;
 
-const Param kMaxChars{"max_chars", PT::Integer,
-                      "bound of the whole result in characters (default 20000, 0 = none): past it, trailing results "
-                      "are dropped, then long strings cut, and the result says truncated: true"};
+const Param kMaxResultChars{"max_result_chars", PT::Integer,
+                            "bound of the whole result in characters (default 20000, 0 = none): past it, trailing "
+                            "results are dropped, then long strings cut, and the result says truncated: true"};
+const Param kMaxChars{"max_chars", PT::Integer, "the same bound as max_result_chars (give one of them)"};
+const Param kTextMaxChars{"max_chars", PT::Integer,
+                          "cut each text to N characters, marked truncated: true (the CLI's --max-chars); the "
+                          "whole result is still bounded by max_result_chars"};
 
 std::vector<Param> scope_params(bool with_limit) {
   std::vector<Param> p = {
@@ -49,10 +53,22 @@ std::vector<Param> filter_params() {
   return p;
 }
 
+// A tool's parameters plus its output bounds: `max_chars` bounds the whole result (an alias of
+// max_result_chars) on tools whose command has no --max-chars of its own.
 template <typename... More>
 std::vector<Param> with(std::vector<Param> p, More... more) {
   (p.push_back(more), ...);
   p.push_back(kMaxChars);
+  p.push_back(kMaxResultChars);
+  return p;
+}
+
+// The same for thread, context, trace and failures, where `max_chars` is the CLI's per-text cut.
+template <typename... More>
+std::vector<Param> with_text_cut(std::vector<Param> p, More... more) {
+  (p.push_back(more), ...);
+  p.push_back(kTextMaxChars);
+  p.push_back(kMaxResultChars);
   return p;
 }
 
@@ -106,7 +122,7 @@ void run_list(const Context& ctx, const Args& a) {
 }
 
 void thread_numbers(const Args& a, ThreadArgs& t) {
-  t.numbers.max_chars = a.text("text_max_chars");
+  t.numbers.max_chars = a.text("max_chars");
   t.numbers.depth = a.text("depth");
 }
 
@@ -142,7 +158,7 @@ void run_files(const Context& ctx, const Args& a) {
 
 void run_failures(const Context& ctx, const Args& a) {
   FailuresArgs f;
-  f.max_chars = a.text("text_max_chars");
+  f.max_chars = a.text("max_chars");
   fill_filters(a, f.common);
   cmd_failures(ctx, f);
 }
@@ -209,7 +225,6 @@ void run_memory_forget(const Context& ctx, const Args& a) {
 }
 
 std::vector<Tool> make_tools() {
-  const Param text_max{"text_max_chars", PT::Integer, "cut each message text to N characters (the CLI's --max-chars)"};
   const Param by{"by", PT::String, "one result per session (default) or per message", false, {"session", "message"}};
   std::vector<Tool> t;
   t.push_back({"search_keyword", "Keyword search",
@@ -230,29 +245,28 @@ std::vector<Tool> make_tools() {
                with(filter_params()), false, run_list});
   t.push_back({"read_thread", "Read a session",
                "A session's messages in order (session id or prefix); around a message uuid with window.",
-               with({Param{"session", PT::String, "session id or prefix (or <id>@<agent>)", true},
-                     Param{"around", PT::String, "the window of messages around this message uuid"},
-                     Param{"window", PT::Integer, "messages before and after around (default 10)"},
-                     Param{"offset", PT::Integer, "skip the first N messages"},
-                     Param{"limit", PT::Integer, "at most N messages"},
-                     Param{"include_meta", PT::Boolean, "include injected/meta messages"}},
-                    text_max),
-               false, run_thread});
+               with_text_cut({Param{"session", PT::String, "session id or prefix (or <id>@<agent>)", true},
+                              Param{"around", PT::String, "the window of messages around this message uuid"},
+                              Param{"window", PT::Integer, "messages before and after around (default 10)"},
+                              Param{"offset", PT::Integer, "skip the first N messages"},
+                              Param{"limit", PT::Integer, "at most N messages"},
+                              Param{"include_meta", PT::Boolean, "include injected/meta messages"}}),
+               false, run_thread, true});
   const std::vector<Param> message_params = {Param{"uuid", PT::String, "message uuid", true},
                                              Param{"session", PT::String, "only in this session (id or prefix)"},
                                              Param{"depth", PT::Integer, "ancestors at most"}};
   t.push_back({"message_context", "Message context",
-               "One message with its ancestors, session, subagent and workflow.", with(message_params, text_max),
-               false, run_context});
+               "One message with its ancestors, session, subagent and workflow.", with_text_cut(message_params),
+               false, run_context, true});
   t.push_back({"message_trace", "Message trace", "A message's parent chain, root first (across compactions).",
-               with(message_params, text_max), false, run_trace});
+               with_text_cut(message_params), false, run_trace, true});
   t.push_back({"file_history", "File history", "Every tool call that touched a file, oldest first.",
                with(filter_params(),
                     Param{"path", PT::String, "absolute path, ./relative to the server's cwd, or a suffix", true},
                     Param{"no_commands", PT::Boolean, "only file arguments and patch headers, not shell commands"}),
                false, run_files});
   t.push_back({"failures", "Failed tool calls", "Failed tool calls, newest first, with the 3 messages after each.",
-               with(filter_params(), text_max), false, run_failures});
+               with_text_cut(filter_params()), false, run_failures, true});
   std::vector<Param> stats_params = scope_params(true);
   stats_params.push_back({"model", PT::Strings, "model name substring"});
   stats_params.push_back({"tool", PT::Strings, "tool name (tools, files)"});
@@ -362,7 +376,12 @@ ToolOutcome call_tool(const Tool& tool, const Context& server_ctx,
   try {
     const Args args = check_arguments(tool.name, tool.params, arguments);
     size_t max_chars = kDefaultMaxChars;
-    if (args.has("max_chars")) max_chars = parse_count("max_chars", args.text("max_chars"), 0, 1000000000);
+    const bool bound_alias = !tool.max_chars_per_text && args.has("max_chars");
+    if (bound_alias && args.has("max_result_chars"))
+      throw BadInput("usage", std::string(tool.name) + ": give max_chars or max_result_chars, not both (the same bound)");
+    if (bound_alias) max_chars = parse_count("max_chars", args.text("max_chars"), 0, 1000000000);
+    if (args.has("max_result_chars"))
+      max_chars = parse_count("max_result_chars", args.text("max_result_chars"), 0, 1000000000);
     tool.run(ctx, args);
     while (!text.empty() && text.back() == '\n') text.pop_back();
     out.json = fit_result(text, max_chars);

@@ -1,6 +1,6 @@
 // The MCP tools: each one a CLI command (cli/commands.h) with the CLI's option names (`_` for `-`),
-// run in-process with its JSON written to a string (Context::output) and bounded by `max_chars`
-// (mcp/budget.h). Mutating tools exist only when the server was started with --allow-writes.
+// run in-process with its JSON written to a string (Context::output) and bounded by
+// `max_result_chars` (mcp/budget.h). Mutating tools exist only when the server was started with --allow-writes.
 #pragma once
 
 #include <simdjson.h>
@@ -21,6 +21,9 @@ struct Tool {
   std::vector<Param> params;
   bool writes = false;
   void (*run)(const Context& ctx, const Args& args) = nullptr;
+  // `max_chars` is the CLI's --max-chars of the command (each text cut and marked truncated), as on
+  // thread, context, trace and failures; elsewhere it bounds the whole result, like max_result_chars.
+  bool max_chars_per_text = false;
 };
 
 // Every tool, in the order tools/list gives them.

@@ -1,6 +1,6 @@
 // `osearch mcp` (mcp/): the JSON-RPC framing and its error codes, version negotiation, tools/list
 // with and without --allow-writes, each tool's answer against the CLI's JSON for the same
-// arguments, the max_chars bound, tool errors that leave the server serving, and the open reader
+// arguments, the max_result_chars bound, tool errors that leave the server serving, and the open reader
 // kept across calls. The server runs in-process on the mixed-agent fixture; one test pipes lines
 // through the built binary.
 #include <regex>
@@ -217,7 +217,8 @@ TEST_CASE("mcp: each tool answers what the CLI prints for the same arguments", "
       {"list_sessions", R"({"limit":50})", {"list", "--limit", "50"}},
       {"read_thread", R"({"session":")" + kOmpId + R"(","limit":4})", {"thread", kOmpId, "--limit", "4"}},
       {"file_history", R"({"path":"README.md"})", {"files", "README.md"}},
-      {"failures", R"({"text_max_chars":100})", {"failures", "--max-chars", "100"}},
+      {"failures", R"({"max_chars":100})", {"failures", "--max-chars", "100"}},
+      {"read_thread", R"({"session":")" + kOmpId + R"(","max_chars":40})", {"thread", kOmpId, "--max-chars", "40"}},
       {"stats", R"({"kind":"tools","by":"agent"})", {"stats", "tools", "--by", "agent"}},
       {"overview", R"({"cwd":"/work/omp proj"})", {"overview", "--cwd", "/work/omp proj"}},
       {"subagents", "{}", {"subagents"}},
@@ -283,11 +284,12 @@ TEST_CASE("mcp: bad input is a tool error naming the problem, and the server kee
   m.error("list_sessions", R"({"include_meta":"yes"})", "usage");
   m.error("search_content", R"({"pattern":"x","timeout":-1})", "usage");
   m.error("read_thread", R"({"session":")" + kOmpId + R"(","max_chars":-5})", "usage");
+  m.error("list_sessions", R"({"max_chars":100,"max_result_chars":100})", "usage");  // one bound, one name
   CHECK(m.request("ping")["result"].is_obj());
   CHECK(parse(m.ok("list_sessions", R"({"limit":1})"))["returned"].i == 1);
 }
 
-TEST_CASE("mcp: max_chars bounds the result, which stays one JSON object marked truncated", "[mcp]") {
+TEST_CASE("mcp: max_result_chars bounds the result, which stays one JSON object marked truncated", "[mcp]") {
   McpFixture m;
   const std::string whole = m.ok("list_sessions", R"({"limit":50,"max_chars":0})");
   REQUIRE(whole.size() > 3000);
@@ -299,8 +301,15 @@ TEST_CASE("mcp: max_chars bounds the result, which stays one JSON object marked 
   CHECK(b["truncation"]["dropped"].i > 0);
   CHECK(static_cast<size_t>(b["returned"].i) == b["results"].a.size());
   CHECK(b["results"].a.size() + static_cast<size_t>(b["truncation"]["dropped"].i) == parse(whole)["results"].a.size());
-  // The default bound is 20,000 characters.
+  // The default bound is 20,000 characters; max_result_chars is the same bound on every tool.
   CHECK(m.ok("list_sessions", R"({"limit":50})").size() <= osearch::mcp::kDefaultMaxChars);
+  CHECK(without_timing(m.ok("list_sessions", R"({"limit":50,"max_result_chars":3000})")) == without_timing(bounded));
+  // On read_thread max_chars is the CLI's per-text cut; max_result_chars still bounds the whole.
+  const std::string thread = m.ok("read_thread", R"({"session":")" + kOmpId + R"(","max_result_chars":0})");
+  REQUIRE(thread.size() > 1500);
+  const std::string thread_cut = m.ok("read_thread", R"({"session":")" + kOmpId + R"(","max_result_chars":1500})");
+  CHECK(thread_cut.size() <= 1500);
+  CHECK(parse(thread_cut)["truncated"].b);
 
   // One element too long on its own: long strings are cut, at a character boundary.
   const std::string big = R"({"action":"x","results":[{"text":")" + std::string(5000, 'a') + "\u00e9" +

@@ -93,6 +93,11 @@ assert.deepEqual(strip(content), strip(cli('content', 'e', '-i', '--limit', '3')
 const session = list.results[0].session_id;
 const thread = await ok('read_thread', { session, limit: 5 });
 assert.deepEqual(strip(thread), strip(cli('thread', session, '--limit', '5')));
+// max_chars on read_thread is the CLI's --max-chars: every text cut to 8 characters, the cut ones marked.
+const cut = await ok('read_thread', { session, limit: 5, max_chars: 8 });
+assert.deepEqual(strip(cut), strip(cli('thread', session, '--limit', '5', '--max-chars', '8')));
+assert.ok(cut.messages.every((m) => [...(m.text ?? '')].length <= 8));
+assert.ok(cut.messages.some((m) => m.truncated));
 const uuid = thread.messages.find((m) => m.uuid)?.uuid;
 assert.ok(uuid, 'a message with a uuid');
 assert.deepEqual(strip(await ok('message_context', { uuid })), strip(cli('context', uuid)));
