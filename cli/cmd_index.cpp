@@ -13,6 +13,8 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/terminal_text.h"
+#include "engine/index/source_watcher.h"
+#include "engine/index/watch_beat.h"
 #include "engine/query/check.h"
 #include "engine/query/memories.h"
 #include "engine/store/errors.h"
@@ -198,24 +200,31 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
     opts.progress = [](const IndexProgress& p) {
       std::fprintf(stderr, "osearch: read %s\n", terminal_safe(p.file, LineBreaks::Visible).c_str());
     };
+  // One watcher per index: a second one is refused before it does any work.
+  std::optional<WatchBeat> beat;
+  if (args.watch) beat.emplace(ctx.index_dir, ctx.roots);
   IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
   refresh_memories(ctx.index_dir, true);  // memory files edited since they were read
   if (show_progress) std::fprintf(stderr, "\r\033[K");
   if (args.watch && !stop.requested()) {
-    // Polling keeps to stat calls on an unchanged corpus.
-    opts.full = false;
-    if (!ctx.verbose) opts.progress = nullptr;
-    if (!ctx.quiet) std::fprintf(stderr, "osearch: watching for changes every 2 s (Ctrl-C or SIGTERM stops)\n");
-    while (!stop.requested()) {
-      ::sleep(2);  // a signal cuts it short
-      if (stop.requested()) break;
-      IndexSummary again = run_index(ctx.index_dir, ctx.roots, opts);
+    // inotify wakes the runs; its heartbeat lets queries skip their stat walk (engine/index/source_watcher.h).
+    WatchOptions w;
+    w.index = opts;
+    w.index.full = false;
+    if (!ctx.verbose) w.index.progress = nullptr;
+    w.should_stop = [&stop] { return stop.requested(); };
+    w.on_run = [&](const IndexSummary& again) {
       refresh_memories(ctx.index_dir, true);
       add_run(s, again);
       if (again.files_changed && !ctx.quiet)
         std::fprintf(stderr, "osearch: +%llu messages from %llu files\n", (unsigned long long)again.new_messages,
                      (unsigned long long)again.files_changed);
-    }
+    };
+    w.on_note = [&](std::string_view note) {
+      if (!ctx.quiet) std::fprintf(stderr, "osearch: %s\n", terminal_safe(note, LineBreaks::Visible).c_str());
+    };
+    if (!ctx.quiet) std::fprintf(stderr, "osearch: watching for changes (Ctrl-C or SIGTERM stops)\n");
+    watch_sources(ctx.index_dir, ctx.roots, *beat, w);
     s.interrupted = true;
   }
   s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -233,6 +242,8 @@ uint64_t refresh_before_query(const Context& ctx, bool& stale) {
   // Memory files edited since their last read are re-read (a stat per active memory). Their own
   // env and lock: this never waits for an indexer.
   refresh_memories(ctx.index_dir, true);
+  // A live `index --watch` vouches that the index is current: no stat walk at all.
+  if (watcher_keeps_current(ctx.index_dir, ctx.roots)) return 0;
   try {
     IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
     stale = s.busy || s.read_only;

@@ -8,7 +8,7 @@ packages=(
   libxapian-dev liblmdb-dev libsimdjson-dev libhyperscan-dev libpcre2-dev
   libzstd-dev libcli11-dev catch2 libbenchmark-dev libjemalloc-dev
   clang libclang-rt-14-dev ccache
-  python3 ripgrep sqlite3
+  python3 ripgrep sqlite3 strace
 )
 
 missing=()

@@ -303,7 +303,7 @@ TEST_CASE("cli: queries on an empty index answer zero results, not an error", "[
 
 TEST_CASE("cli: index --watch picks up appended lines without a query refreshing", "[cli][watch]") {
     Cli cli({kAlex});
-    // `index --watch` polls every 2 s and runs until it is killed.
+    // `index --watch` runs until it is killed.
     const std::string bin = osearch_binary();
     const std::string idx = cli.idx, src = "claude=" + cli.src;
     pid_t watcher = fork_child([&] {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <functional>
 #include <thread>
 
 #include "engine/store/codec.h"
@@ -92,10 +93,16 @@ SourceFile source_file(const std::string& path, const PathStat& now, uint64_t ki
   return f;
 }
 
+// Called for each entry when the blocks are only decoded: its path, its type as recorded, and
+// whether it is a transcript.
+using EntryVisitor = std::function<void(const std::string& path, PathStat::Type type, bool transcript)>;
+
 // `starts` holds one more element: the blocks' end.
-// With stat_paths false, the blocks are only decoded (`check`: is the record whole?).
+// With `decode_only`, nothing is stat'ed: the blocks are decoded (`check`: is the record whole?)
+// and each entry handed to it.
 void check_blocks(std::string_view record, size_t entries_at, const std::vector<uint32_t>& starts, size_t first,
-                  size_t last, uint64_t n, const std::atomic<bool>& stop, BlockFindings& out, bool stat_paths = true) {
+                  size_t last, uint64_t n, const std::atomic<bool>& stop, BlockFindings& out,
+                  const EntryVisitor* decode_only = nullptr) {
   std::string path;
   for (size_t b = first; b < last && !stop.load(std::memory_order_relaxed); ++b) {
     Decoder r(record, entries_at + starts[b]);
@@ -128,7 +135,10 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
         run = r.str();
       }
       if (!r.ok()) return void(out.ok = false);
-      if (!stat_paths) continue;
+      if (decode_only) {
+        (*decode_only)(path, was.type, flags & kTranscript);
+        continue;
+      }
       int err = 0;
       const PathStat is = stat_path(path, err);
       if (!(flags & kTranscript)) {
@@ -177,9 +187,8 @@ std::optional<Layout> read_layout(std::string_view record, size_t at) {
   return l;
 }
 
-}  // namespace
-
-bool source_watch_decodes(std::string_view record) {
+// Decodes every entry of a record of any roots, handing each to `visit`. False: it does not decode whole.
+bool visit_entries(std::string_view record, const EntryVisitor& visit) {
   if (!record.starts_with(kMagic)) return false;
   Decoder r(record, kMagic.size());
   const uint64_t roots = r.u64();
@@ -192,8 +201,30 @@ bool source_watch_decodes(std::string_view record) {
   if (!layout) return false;
   std::atomic<bool> stop{false};
   BlockFindings found;
-  check_blocks(record, layout->entries_at, layout->starts, 0, layout->starts.size() - 1, layout->n, stop, found, false);
+  check_blocks(record, layout->entries_at, layout->starts, 0, layout->starts.size() - 1, layout->n, stop, found, &visit);
   return found.ok;
+}
+
+}  // namespace
+
+bool source_watch_decodes(std::string_view record) {
+  return visit_entries(record, [](const std::string&, PathStat::Type, bool) {});
+}
+
+std::vector<std::string> source_watch_dirs(std::string_view record) {
+  std::vector<std::string> dirs;
+  const bool whole = visit_entries(record, [&](const std::string& path, PathStat::Type type, bool) {
+    if (type == PathStat::Type::Dir) {
+      dirs.push_back(path);
+      return;
+    }
+    const size_t slash = path.rfind('/');
+    if (slash != std::string::npos) dirs.push_back(slash == 0 ? "/" : path.substr(0, slash));
+  });
+  if (!whole) return {};
+  std::sort(dirs.begin(), dirs.end());
+  dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
+  return dirs;
 }
 
 std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std::vector<PathStat>& observed,

@@ -48,6 +48,11 @@ WatchCheck check_source_watch(std::string_view record, const std::vector<SourceR
 // Does the record decode whole (`check`: a damaged page inside it is damage like any other)?
 bool source_watch_decodes(std::string_view record);
 
+// The directories whose inotify watches see every change the quick check would find: each
+// recorded directory, and the parent of each recorded file, registry and missing path (sorted,
+// unique; empty when the record does not decode).
+std::vector<std::string> source_watch_dirs(std::string_view record);
+
 // The files a targeted run reads: the changed ones, and Codex's session index when a rollout changed
 // (it is read whole then: the sessions its earlier lines named may only now exist).
 std::vector<SourceFile> files_to_read(const WatchCheck& check);

@@ -5,6 +5,7 @@
 #include "engine/index/index_parts.h"
 #include "engine/index/schema.h"
 #include "engine/index/source_watch.h"
+#include "engine/index/watch_beat.h"
 #include "engine/index/memory_index.h"
 #include "engine/query/memories.h"
 #include "engine/store/memory_store.h"
@@ -132,6 +133,7 @@ bool IndexReader::still_current(const std::vector<SourceRoot>* roots) const {
     }
     if (memories != memory_generation_) return false;
     if (!roots) return true;
+    if (watcher_keeps_current(dir(), *roots)) return true;  // a live `index --watch` vouches for it
     // The quick check of a refresh (engine/index/index_run.cpp), on this reader's snapshot.
     if (Store::meta_u64(*txn_, db(), meta_key::kSchema) != kSchemaVersion) return false;
     if (txn_->get(db().meta, meta_key::kInFlight)) return false;
