@@ -56,6 +56,7 @@ IngestBatch::TouchedSession& IngestBatch::touch_session(const std::string& id, c
   if (auto full = full_ids_.find(id); full != full_ids_.end()) t.rec.full_id = full->second;
   t.rec.agent = file.agent;
   t.rec.project = file.project;
+  t.absent_from_store = !stored(store_.db().sessions, id);  // (find_session found none that decodes)
   TouchedSession& s = sessions_.emplace(id, std::move(t)).first->second;
   if (auto early = early_facts_.find(id); early != early_facts_.end()) {
     for (const auto& f : early->second) apply_fact(s, f);
@@ -134,10 +135,13 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
   std::string existing_key;
   bool same_content = true;
+  // (Every path below touches the session: this only looks it up first. Message uuids are random,
+  // so each lookup lands on its own page of data.mdb; a session not stored has none to find.)
+  const bool may_be_stored = !touch_session(sid, file).absent_from_store;
   if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end()) {
     existing_key = messages_[it->second].rec.key;
     same_content = messages_[it->second].text == m.text;
-  } else if (auto key = reader().get(store_.db().msg_uuid, uuid_key)) {
+  } else if (auto key = may_be_stored ? reader().get(store_.db().msg_uuid, uuid_key) : std::nullopt) {
     existing_key = std::string(*key);
     // Stored in an earlier batch: its text is in the log; a repeat has the same length.
     if (auto bytes = reader().get(store_.db().messages, existing_key))

@@ -67,6 +67,9 @@ class IngestBatch {
     SessionRec rec;
     int64_t committed_ended_at = 0;  // to move its sess_by_time key
     bool exists_in_store = false;
+    // No record under its id at all: none of its messages can be stored yet (a cold build's
+    // sessions), so their uuids need no lookup.
+    bool absent_from_store = false;
     std::vector<std::string> committed_titles;  // what its title document holds
   };
 

@@ -59,7 +59,7 @@ void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, uns
   mdb_reader_check(env_, &dead);  // clear slots of crashed readers
 }
 
-LmdbEnv::MapRange LmdbEnv::map_range() const {
+LmdbEnv::MapRange LmdbEnv::map_range(MDB_env* env_) {
   // LMDB does not expose its map address (me_mapaddr is only set for MDB_FIXEDMAP): find the
   // mapping of data.mdb by inode in /proc/self/maps.
   MapRange range;
@@ -82,8 +82,8 @@ LmdbEnv::MapRange LmdbEnv::map_range() const {
   return range;
 }
 
-void LmdbEnv::release_resident_pages() const {
-  const MapRange m = map_range();
+void LmdbEnv::release_resident_pages(MDB_env* env) {
+  const MapRange m = map_range(env);
   // Only the part backed by the file can be resident.
   if (m.start) ::madvise(m.start, std::min(m.length, m.file_bytes), MADV_DONTNEED);
 }

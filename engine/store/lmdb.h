@@ -32,14 +32,16 @@ class LmdbEnv {
   // Drops this process's resident pages of the read-only map. A long index run touches nearly
   // every page as it copies them on write, so without this its RSS grows with the database; the
   // pages stay in the page cache and fault back in on the next access.
-  void release_resident_pages() const;
+  void release_resident_pages() const { release_resident_pages(env_); }
+  static void release_resident_pages(MDB_env* env);
   // Where data.mdb is mapped in this process (start null when it is not found).
   struct MapRange {
     void* start = nullptr;
     size_t length = 0;      // the whole map (LMDB maps its map size, beyond the file)
     size_t file_bytes = 0;  // data.mdb's size when looked up
   };
-  MapRange map_range() const;
+  MapRange map_range() const { return map_range(env_); }
+  static MapRange map_range(MDB_env* env);
 
  private:
   MDB_env* env_ = nullptr;

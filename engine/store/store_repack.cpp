@@ -125,7 +125,8 @@ std::map<std::string, uint64_t> copy_all(const LmdbTxn& src, const LmdbEnv& dst)
     for (int rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc != MDB_NOTFOUND; rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
       check(rc, "mdb_cursor_get " + name);
       out.put(k, v);
-      ++n;
+      // Reading every page of the old env would keep all of it resident (RSS = the env's size).
+      if (++n % kCommitEntries == 0) LmdbEnv::release_resident_pages(mdb_txn_env(src.get()));
     }
     MDB_stat st{};
     check(mdb_stat(src.get(), dbi, &st), "mdb_stat " + name);
