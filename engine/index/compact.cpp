@@ -1,5 +1,6 @@
 #include "engine/index/compact.h"
 
+#include <sys/statvfs.h>
 #include <xapian.h>
 
 #include <algorithm>
@@ -38,6 +39,15 @@ uint64_t tree_bytes(const std::string& dir) {
        it.increment(ec))
     if (it->is_regular_file(ec)) total += it->file_size(ec);
   return total;
+}
+
+// Free space asked beyond the compacted copy's size before an automatic compaction.
+constexpr uint64_t kRoomMargin = 64u << 20;
+
+uint64_t free_bytes(const std::string& dir) {
+  struct statvfs st {};
+  if (::statvfs(dir.c_str(), &st) != 0) return UINT64_MAX;  // unknown: let the compaction find out
+  return static_cast<uint64_t>(st.f_bavail) * st.f_frsize;
 }
 
 // Meta entries that describe a generation (its parts, their sizes, its garbage, a batch in flight):
@@ -303,7 +313,19 @@ void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary
   if (options.compact == Compact::Auto && !summary.rebuilt) {
     try {
       LmdbTxn r(store.env(), true);
-      compact = worth_compacting(garbage_report(store.dir(), r, store.db()), CompactRule{options.compact_min_bytes});
+      const GarbageReport g = garbage_report(store.dir(), r, store.db());
+      compact = worth_compacting(g, CompactRule{options.compact_min_bytes});
+      // The new generation sits beside the old one until the switch: without room for it, a run
+      // would fail with no-space each time. The user can free space and ask for it.
+      if (compact) {  // (worth_compacting knows the bytes)
+        const uint64_t size = tree_bytes(store.dir());
+        const uint64_t needed = size - std::min(size, *g.bytes()) + kRoomMargin;
+        if (free_bytes(store.dir()) < needed) {
+          compact = false;
+          summary.problems.push_back("garbage passes the compaction rule, but the disk lacks room for the compacted copy (" +
+                                     std::to_string(needed >> 20) + " MB): `osearch index --compact` once there is");
+        }
+      }
     } catch (const std::exception& e) {  // the next open names what is damaged; the run itself is done
       summary.problems.push_back(std::string("garbage could not be weighed: ") + e.what());
     } catch (const Xapian::Error& e) {
