@@ -2,6 +2,9 @@
 // and the rule by which `osearch index` compacts by itself after a big re-read, never after a normal
 // run or in a query's refresh (issue 13).
 #include "tests/compact_fixture.h"
+
+#include <unistd.h>
+
 TEST_CASE("compact: kill -9 at any point of a compaction leaves the old or the new index, whole",
           "[compact]") {
   for (const std::string point : {"compact-commit", "salvaged", "built", "switched"}) {
@@ -137,4 +140,59 @@ TEST_CASE("compact: osearch index compacts by itself after a big re-read, not af
   CHECK(st.interrupted);
   CHECK_FALSE(st.compacted);
   CHECK(index_tree(idx, src, autom).compacted);
+}
+
+TEST_CASE("compact: readers see the old index until the switch and the same answers after it", "[compact]") {
+  GarbageFixture fx;
+  const auto fp = fingerprint(fx.idx);
+  const auto before = answers(fx.idx, fx.src, kQueries);
+  // Opened while the run waits (no env open across the fork): keeps its snapshot after the old
+  // generation is removed.
+  std::optional<IndexReader> opened_before;
+
+  int to_parent[2], to_child[2];
+  REQUIRE(::pipe(to_parent) == 0);
+  REQUIRE(::pipe(to_child) == 0);
+  pid_t pid = fork_child([&] {
+    ::close(to_parent[0]);
+    ::close(to_child[1]);
+    IndexOptions o = compact_options();
+    o.at_point = [&](std::string_view p) {  // the parent queries while the run waits here
+      const char what = p == "compact-commit" ? 'c' : p == "salvaged" ? 's' : p == "built" ? 'b' : 0;
+      char go = 0;
+      if (what && (::write(to_parent[1], &what, 1) != 1 || ::read(to_child[0], &go, 1) != 1)) ::_exit(5);
+    };
+    return run_index(fx.idx, roots_of(fx.src), o).compacted ? 0 : 3;
+  });
+  ::close(to_parent[1]);
+  ::close(to_child[0]);
+  std::string points;
+  for (char what; ::read(to_parent[0], &what, 1) == 1;) {
+    points.push_back(what);
+    if (!opened_before) opened_before.emplace(fx.idx);
+    CHECK_SAME_INDEX(fx.idx, fp);
+    CHECK_SAME_ANSWERS(answers(fx.idx, fx.src, kQueries), before);
+    CHECK(counters_of(fx.idx).text_bytes > uint64_t{0});  // still the old generation
+    const char go = 'g';
+    if (::write(to_child[1], &go, 1) != 1) break;
+  }
+  ::close(to_parent[0]);
+  ::close(to_child[1]);
+  ChildStatus st = wait_child(pid);
+  CHECK((st.exited && st.exit_code == 0));
+  CHECK(points == "csb");
+  CHECK(counters_of(fx.idx).text_bytes == uint64_t{0});
+  CHECK_SAME_INDEX(fx.idx, fp);
+  CHECK_SAME_ANSWERS(answers(fx.idx, fx.src, kQueries), before);
+  // The reader opened before still answers from its snapshot: records, texts and documents.
+  REQUIRE(opened_before.has_value());
+  CHECK(opened_before->counts().messages == counts_of(fx.idx).messages);
+  const auto msgs = session_messages(fx.idx, kWindowsSid);
+  REQUIRE_FALSE(msgs.empty());
+  auto m = opened_before->message(msgs.front().rec.key);
+  REQUIRE(m.has_value());
+  CHECK(opened_before->message_text(*m) == msgs.front().text);
+  Xapian::Enquire enq(opened_before->xapian());
+  enq.set_query(Xapian::Query(boolean_term(prefix::kSession, kWindowsSid)));
+  CHECK(enq.get_mset(0, 100).size() > 0);
 }
