@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/terminal_text.h"
+#include "engine/index/garbage.h"
 #include "engine/index/source_watcher.h"
 #include "engine/index/watch_beat.h"
 #include "engine/query/check.h"
@@ -33,6 +34,22 @@ uint64_t dir_size(const std::string& dir) {
     if (it->is_regular_file(ec)) total += it->file_size(ec);
   }
   return total;
+}
+
+void value_or_null(JsonWriter& w, const std::optional<uint64_t>& v) {
+  if (v) w.value(*v);
+  else w.null();
+}
+
+// "812 bytes", "23.8 KB", "4.6 MB", "1.2 GB".
+std::string human_bytes(uint64_t bytes) {
+  char buf[32];
+  const double b = static_cast<double>(bytes);
+  if (bytes < 1000) std::snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)bytes);
+  else if (b < 1e6) std::snprintf(buf, sizeof buf, "%.1f KB", b / 1e3);
+  else if (b < 1e9) std::snprintf(buf, sizeof buf, "%.1f MB", b / 1e6);
+  else std::snprintf(buf, sizeof buf, "%.1f GB", b / 1e9);
+  return buf;
 }
 
 void print_progress(const IndexProgress& p) {
@@ -134,6 +151,13 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
         (unsigned long long)s.bad_lines, (unsigned long long)s.repaired_lines, (unsigned long long)s.oversized_lines,
         (unsigned long long)s.new_messages, s.seconds, (unsigned long long)s.sessions,
         (unsigned long long)s.messages, (unsigned long long)s.tool_calls);
+    if (s.compacted)
+      std::printf("compacted: %s -> %s (%s reclaimed: %s of dead text, %s hidden documents) in %.2fs\n",
+                  human_bytes(s.compact_bytes_before).c_str(), human_bytes(s.compact_bytes_after).c_str(),
+                  human_bytes(s.compact_bytes_before - std::min(s.compact_bytes_before, s.compact_bytes_after)).c_str(),
+                  s.compact_text_bytes ? human_bytes(*s.compact_text_bytes).c_str() : "unknown",
+                  s.compact_hidden_documents ? std::to_string(*s.compact_hidden_documents).c_str() : "unknown",
+                  s.compact_seconds);
     if (s.interrupted)
       std::printf("stopped by %s: what was read is committed; `osearch index` goes on from there\n", signal_name);
     return;
@@ -142,6 +166,7 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
   w.begin_object();
   w.key("action"); w.value("index");
   w.key("full"); w.value(args.full);
+  w.key("compact"); w.value(args.compact);
   w.key("files_seen"); w.value(s.files_seen);
   w.key("files_changed"); w.value(s.files_changed);
   w.key("files_skipped"); w.value(s.files_skipped);
@@ -172,6 +197,16 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
   if (!s.lost.empty()) {
     w.key("lost"); w.value(s.lost);
   }
+  if (s.compacted) {  // --compact, or garbage past the rule (engine/index/garbage.h)
+    w.key("compacted");
+    w.begin_object();
+    w.key("bytes_before"); w.value(s.compact_bytes_before);
+    w.key("bytes_after"); w.value(s.compact_bytes_after);
+    w.key("text_bytes"); value_or_null(w, s.compact_text_bytes);
+    w.key("hidden_documents"); value_or_null(w, s.compact_hidden_documents);
+    w.key("seconds"); w.value(s.compact_seconds);
+    w.end_object();
+  }
   if (ctx.verbose) {
     w.key("problems");
     w.begin_array();
@@ -192,6 +227,8 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   StopSignals stop;
   IndexOptions opts;
   opts.full = args.full;
+  // `osearch index` compacts when garbage passes the rule (engine/index/garbage.h); --compact always.
+  opts.compact = args.compact ? Compact::Always : Compact::Auto;
   opts.wait_for_lock = true;
   opts.should_stop = [&stop] { return stop.requested(); };
   const bool show_progress = ctx.stderr_tty && !ctx.quiet && !ctx.verbose;
@@ -211,6 +248,7 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
     WatchOptions w;
     w.index = opts;
     w.index.full = false;
+    w.index.compact = Compact::Auto;  // never by request again, but by the rule after big re-reads
     if (!ctx.verbose) w.index.progress = nullptr;
     w.should_stop = [&stop] { return stop.requested(); };
     w.on_run = [&](const IndexSummary& again) {
@@ -309,6 +347,14 @@ int cmd_status(const Context& ctx) {
   }
   uint64_t size = dir_size(ctx.index_dir);
   std::string last = c.last_indexed_at ? format_iso8601_ms(c.last_indexed_at) : "";
+  // What drops left behind (engine/index/garbage.h). Unknown in an index written before the
+  // counters until `osearch index` counts them, and when a compaction moved the index meanwhile.
+  GarbageReport garbage;
+  try {
+    garbage = garbage_report(ctx.index_dir, reader.txn(), reader.db());
+  } catch (const std::exception&) {
+  } catch (const Xapian::Error&) {
+  }
   if (ctx.format == Format::Text) {
     std::printf("index:        %s (%.1f MB)\n", terminal_safe(ctx.index_dir, LineBreaks::Visible).c_str(),
                 static_cast<double>(size) / 1e6);
@@ -318,6 +364,12 @@ int cmd_status(const Context& ctx) {
     for (const auto& [agent, n] : per_agent)
       std::printf("  %-10s  %llu sessions\n", terminal_safe(agent).c_str(), (unsigned long long)n);
     std::printf("last indexed: %s\n", last.empty() ? "never" : last.c_str());
+    if (auto bytes = garbage.bytes())
+      std::printf("garbage:      %s (%s of dead text, %llu hidden documents)%s\n", human_bytes(*bytes).c_str(),
+                  human_bytes(*garbage.counts.text_bytes).c_str(), (unsigned long long)*garbage.counts.hidden_documents,
+                  *bytes ? "; `osearch index --compact` reclaims it" : "");
+    else
+      std::printf("garbage:      unknown until the next `osearch index`\n");
     for (const auto& r : ctx.roots)
       std::printf("source:       %s=%s%s\n", r.agent.c_str(), terminal_safe(r.dir, LineBreaks::Visible).c_str(),
                   std::filesystem::exists(r.dir) ? "" : " (missing)");
@@ -339,6 +391,12 @@ int cmd_status(const Context& ctx) {
   }
   w.end_object();
   w.key("size_bytes"); w.value(size);
+  w.key("garbage");
+  w.begin_object();
+  w.key("bytes"); value_or_null(w, garbage.bytes());
+  w.key("text_bytes"); value_or_null(w, garbage.counts.text_bytes);
+  w.key("hidden_documents"); value_or_null(w, garbage.counts.hidden_documents);
+  w.end_object();
   w.key("last_indexed_at");
   if (last.empty()) w.null(); else w.value(last);
   w.key("damaged");  // the checks every open makes found nothing; `osearch check` goes deeper

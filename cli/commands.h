@@ -14,6 +14,7 @@ namespace osearch {
 struct IndexArgs {
   bool full = false;
   bool watch = false;
+  bool compact = false;  // rebuild the index from itself without its garbage (engine/index/compact.h)
 };
 
 struct SearchArgs {

@@ -114,7 +114,10 @@ int main(int argc, char** argv) {
 
   IndexArgs index_args;
   auto* index = app.add_subcommand("index", "incrementally index all sources");
-  index->add_flag("--full", index_args.full, "rebuild derived data from the sources (memories are kept)");
+  auto* full = index->add_flag("--full", index_args.full, "rebuild derived data from the sources (memories are kept)");
+  index->add_flag("--compact", index_args.compact,
+                  "reclaim the garbage of re-read and pruned sessions: rebuild the index from itself, then switch")
+      ->excludes(full);
   index->add_flag("--watch", index_args.watch, "keep indexing as files change");
 
   auto* status = app.add_subcommand("status", "index location, sizes, counts, freshness");

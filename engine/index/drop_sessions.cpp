@@ -1,5 +1,7 @@
 #include "engine/index/drop_sessions.h"
 
+#include "engine/index/garbage.h"
+
 #include "engine/store/codec.h"
 #include "engine/store/records_store.h"
 #include "engine/store/usage_agg.h"
@@ -54,11 +56,21 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
   }
   std::set<std::string> paths;
   uint64_t garbage = Store::meta_u64(txn, db, meta_key::kTextGarbage);
+  // What the drop leaves behind (engine/index/garbage.h), counted here, in its own transaction.
+  const GarbageCounts before = read_garbage_counts(txn, db);
+  uint64_t dropped_messages = 0, dropped_text_bytes = 0;
+  bool sizes_known = true;
   for (const auto& sid : sids) {
     const std::string pfx = sid + '\0';
     delete_prefix(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
-      if (auto rec = MessageRec::decode(key, value)) txn.del(db.msg_uuid, pair_key(rec->uuid, sid));
+      if (auto rec = MessageRec::decode(key, value)) {
+        txn.del(db.msg_uuid, pair_key(rec->uuid, sid));
+        dropped_text_bytes += text_entry_bytes(key.size(), rec->text_len);
+      } else {
+        sizes_known = false;
+      }
       ++garbage;  // its text log entry stays behind: content scans must check entries against records
+      ++dropped_messages;
     });
     delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
       if (auto tc = ToolCallRec::decode(value))
@@ -90,6 +102,19 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
   // A re-read drops an interrupted batch's sessions among the others: its mark is done with. A
   // prune runs after the refresh that cleared it.
   if (mode == DropMode::Reread) txn.del(db.meta, meta_key::kInFlight);
+  // A record that does not decode hides its entry's size: the count becomes unknown (the next
+  // `osearch index` counts it again) rather than wrong. An unknown count stays unknown.
+  if (before.text_bytes && sizes_known)
+    Store::put_meta_u64(txn, db, meta_key::kGarbageTextBytes, *before.text_bytes + dropped_text_bytes);
+  else
+    txn.del(db.meta, meta_key::kGarbageTextBytes);
+  // Documents: counted outright (each live message owns one document; the rest are hidden). That
+  // also holds after dropping an interrupted batch, whose messages never got their documents. With
+  // a batch still in flight (a prune without its refresh), each dropped message hid its document.
+  if (auto hidden = hidden_documents_now(txn, db, store.dir()))
+    Store::put_meta_u64(txn, db, meta_key::kGarbageDocuments, *hidden);
+  else if (before.hidden_documents)
+    Store::put_meta_u64(txn, db, meta_key::kGarbageDocuments, *before.hidden_documents + dropped_messages);
   for (const auto& path : paths) {
     auto v = txn.get(db.files, file_key(path));
     if (!v) continue;

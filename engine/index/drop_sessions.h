@@ -24,7 +24,9 @@ void reset_for_reread(FileState& st);
 // Drops every record of the given sessions (their files are then re-read whole). Returns the
 // source files that fed them, with their offsets reset.
 // Their message documents stay in Xapian (it keeps no termlists to delete them by): the session's
-// epoch goes up in the same transaction, which hides them from every query from then on.
+// epoch goes up in the same transaction, which hides them from every query from then on. Their text
+// log entries stay too. Both are counted as garbage in the same transaction (engine/index/garbage.h)
+// until a compaction reclaims them (engine/index/compact.h).
 // `at_point` (tests) is called with "titles" once the title documents are deleted and "records"
 // once the records are (a re-read deletes titles first, a prune records first: drop_sessions.cpp).
 std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const std::set<std::string>& sids,

@@ -12,6 +12,8 @@
 #include "engine/store/codec.h"
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
+#include "engine/index/compact.h"
+#include "engine/index/garbage.h"
 #include "engine/index/index_parts.h"
 #include "engine/index/rebuild.h"
 #include "engine/index/drop_sessions.h"
@@ -21,7 +23,6 @@
 #include "engine/store/trace.h"
 #include "engine/index/ingest_batch.h"
 #include "engine/store/store.h"
-#include "engine/store/store_repack.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
 #include "engine/store/usage_agg.h"
@@ -34,8 +35,6 @@ namespace osearch {
 namespace {
 
 constexpr size_t kMaxShards = 6;
-// Below this an env's slack is not worth a copy.
-constexpr uint64_t kRepackMinBytes = 4u << 20;
 
 struct WorkItem {
   SourceFile file;
@@ -135,20 +134,6 @@ JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
   return res;
 }
 
-// A repack copies the whole env. Worth it after a run that stored a quarter of the messages or
-// more (a cold build, --full, a big catch-up: their random inserts left pages half full), or when
-// free pages exceed ~30% of the used ones.
-bool worth_repacking(const Store& store, const IndexSummary& s) {
-  const RecordsStats st = records_stats(store);
-  PhaseTimer timer("repack");
-  timer.count("data_bytes", st.file_bytes);
-  timer.count("free_pages", st.free_pages);
-  timer.count("pages", st.pages);
-  if (st.file_bytes < kRepackMinBytes) return false;
-  const uint64_t used = st.pages > st.free_pages ? st.pages - st.free_pages : 0;
-  return s.new_messages * 4 >= s.messages || st.free_pages * 10 > used * 3;
-}
-
 bool stop_requested(const IndexOptions& options) { return options.should_stop && options.should_stop(); }
 
 }  // namespace
@@ -169,6 +154,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     LmdbTxn txn(opened->env(), false);
     if (!txn.get(opened->db().meta, meta_key::kSchema)) {
       Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);  // a new index
+      put_garbage_counts(txn, opened->db(), 0, 0);
       txn.commit();
     } else if (Store::meta_u64(txn, opened->db(), meta_key::kSchema) != kSchemaVersion) {
       txn.abort();
@@ -181,6 +167,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     LmdbTxn txn(opened->env(), false);
     Store::put_meta_u64(txn, opened->db(), meta_key::kSchema, kSchemaVersion);
     write_part_names(txn, opened->db(), rebuild->parts);
+    put_garbage_counts(txn, opened->db(), 0, 0);  // the salvage copied live entries only
     summary.rebuilt = true;
     summary.salvaged_memories = Store::entries(txn, opened->db().memories);
     summary.salvaged_sessions = Store::entries(txn, opened->db().sessions);
@@ -188,271 +175,268 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   }
   Store& store = *opened;
   const Dbis& db = store.db();
+  // An index written before the garbage counters: `osearch index` counts them once (a walk over the
+  // messages); a query's refresh leaves them unknown rather than pay for it.
+  if (!rebuild && !options.quick_check) {
+    LmdbTxn txn(store.env(), false);
+    if (count_unknown_garbage(txn, db, index_dir)) txn.commit();
+  }
 
-  IndexParts parts;
-  std::map<std::string, FileState> states;
-  SessionEpochs epochs;
-  std::set<std::string> interrupted;
-  bool targeted = false;
+  // The run's writers live in this scope: a compaction at its end (finish_run) builds a new
+  // generation and removes the parts they had open.
   {
-    LmdbTxn r(store.env(), true);
-    parts = read_parts(r, db);
-    // Sessions of a batch that was committed (step A) but whose shards never were (step B): a crash.
-    if (auto v = r.get(db.meta, meta_key::kInFlight)) {
-      for (size_t pos = 0; pos < v->size();) {
-        size_t nl = v->find('\n', pos);
-        if (nl == std::string_view::npos) nl = v->size();
-        if (nl > pos) interrupted.emplace(v->substr(pos, nl - pos));
-        pos = nl + 1;
+    IndexParts parts;
+    std::map<std::string, FileState> states;
+    SessionEpochs epochs;
+    std::set<std::string> interrupted;
+    bool targeted = false;
+    {
+      LmdbTxn r(store.env(), true);
+      parts = read_parts(r, db);
+      // Sessions of a batch that was committed (step A) but whose shards never were (step B): a crash.
+      if (auto v = r.get(db.meta, meta_key::kInFlight)) {
+        for (size_t pos = 0; pos < v->size();) {
+          size_t nl = v->find('\n', pos);
+          if (nl == std::string_view::npos) nl = v->size();
+          if (nl > pos) interrupted.emplace(v->substr(pos, nl - pos));
+          pos = nl + 1;
+        }
       }
-    }
-    LmdbCursor ep(r, db.epochs);
-    for (bool ok = ep.first(); ok; ok = ep.next()) epochs.emplace(ep.key(), get_be32(ep.value()));
-    // The quick check (engine/index/source_watch.h) named the changed files and nothing else moved:
-    // only their states are needed. A crash's leftovers need the full plan.
-    targeted = known && !rebuild && interrupted.empty();
-    if (targeted) {
-      for (const auto& f : known->changed)
-        if (auto v = r.get(db.files, file_key(f.path))) {
-          auto st = FileState::decode(file_key(f.path), *v);
+      LmdbCursor ep(r, db.epochs);
+      for (bool ok = ep.first(); ok; ok = ep.next()) epochs.emplace(ep.key(), get_be32(ep.value()));
+      // The quick check (engine/index/source_watch.h) named the changed files and nothing else moved:
+      // only their states are needed. A crash's leftovers need the full plan.
+      targeted = known && !rebuild && interrupted.empty();
+      if (targeted) {
+        for (const auto& f : known->changed)
+          if (auto v = r.get(db.files, file_key(f.path))) {
+            auto st = FileState::decode(file_key(f.path), *v);
+            if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
+            states.emplace(st->path, std::move(*st));
+          }
+      } else {
+        LmdbCursor cur(r, db.files);
+        for (bool ok = cur.first(); ok; ok = cur.next()) {
+          // A state that does not decode is a damaged page: writing into those B-trees could follow
+          // garbage (LMDB trusts its pages), and re-reading the file as new would hide the damage.
+          auto st = FileState::decode(cur.key(), cur.value());
           if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
           states.emplace(st->path, std::move(*st));
         }
+      }
+    }
+    XapianLayout& layout = parts.layout;
+    TextLogWriter log;
+    log.open(index_dir, parts.text_bytes, parts.text_entries, parts.text_log);
+    // Parts LMDB does not name are leftovers of a crash, an old generation or an interrupted rebuild:
+    // drop them (a rebuild leaves the live generation's alone until its switch), then finish a bulk
+    // load a crash interrupted before its compaction.
+    if (!rebuild) remove_unnamed_parts(index_dir, parts);
+    TextIndexWriter xapian(index_dir, layout);
+    xapian.epochs() = std::move(epochs);
+    if (rebuild) {
+      index_salvaged(store, xapian, layout);
+      if (options.at_point) options.at_point("salvaged");
+    }
+
+    timer.mark("open");
+    std::vector<SourceFile> files;
+    std::vector<PathStat> observed;  // what discovery relied on, kept for the next quick check
+    if (targeted) {
+      summary.plan = "targeted";
+      files = files_to_read(*known);
     } else {
-      LmdbCursor cur(r, db.files);
-      for (bool ok = cur.first(); ok; ok = cur.next()) {
-        // A state that does not decode is a damaged page: writing into those B-trees could follow
-        // garbage (LMDB trusts its pages), and re-reading the file as new would hide the damage.
-        auto st = FileState::decode(cur.key(), cur.value());
-        if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
-        states.emplace(st->path, std::move(*st));
+      // Two roots may share a file (Codex's session index), or reach one through links (omp profiles
+      // link their sessions dir to the default one): each is read once.
+      std::set<std::string> listed;
+      std::set<std::pair<uint64_t, uint64_t>> same_file;
+      for (const auto& root : roots) {
+        DiscoveryResult d = discover(root);
+        summary.dirs_unreadable += d.errors.size();
+        summary.files_unreadable += d.file_errors.size();
+        for (auto& e : d.errors) summary.problems.push_back(std::move(e));
+        for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
+        for (auto& o : d.observed) observed.push_back(std::move(o));
+        for (auto& f : d.files)
+          if (listed.insert(f.path).second && same_file.insert({f.dev, f.ino}).second) files.push_back(std::move(f));
       }
     }
-  }
-  XapianLayout& layout = parts.layout;
-  TextLogWriter log;
-  log.open(index_dir, parts.text_bytes, parts.text_entries, parts.text_log);
-  // Parts LMDB does not name are leftovers of a crash, an old generation or an interrupted rebuild:
-  // drop them (a rebuild leaves the live generation's alone until its switch), then finish a bulk
-  // load a crash interrupted before its compaction.
-  if (!rebuild) remove_unnamed_parts(index_dir, parts);
-  TextIndexWriter xapian(index_dir, layout);
-  xapian.epochs() = std::move(epochs);
-  if (rebuild) {
-    index_salvaged(store, xapian, layout);
-    if (options.at_point) options.at_point("salvaged");
-  }
+    std::stable_sort(files.begin(), files.end(), read_before);
 
-  timer.mark("open");
-  std::vector<SourceFile> files;
-  std::vector<PathStat> observed;  // what discovery relied on, kept for the next quick check
-  if (targeted) {
-    summary.plan = "targeted";
-    files = files_to_read(*known);
-  } else {
-    // Two roots may share a file (Codex's session index), or reach one through links (omp profiles
-    // link their sessions dir to the default one): each is read once.
-    std::set<std::string> listed;
-    std::set<std::pair<uint64_t, uint64_t>> same_file;
-    for (const auto& root : roots) {
-      DiscoveryResult d = discover(root);
-      summary.dirs_unreadable += d.errors.size();
-      summary.files_unreadable += d.file_errors.size();
-      for (auto& e : d.errors) summary.problems.push_back(std::move(e));
-      for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
-      for (auto& o : d.observed) observed.push_back(std::move(o));
-      for (auto& f : d.files)
-        if (listed.insert(f.path).second && same_file.insert({f.dev, f.ino}).second) files.push_back(std::move(f));
+    timer.mark("discover");
+    if (stop_requested(options)) {
+      summary.interrupted = true;
+      return summary;
     }
-  }
-  std::stable_sort(files.begin(), files.end(), read_before);
-
-  timer.mark("discover");
-  if (stop_requested(options)) {
-    summary.interrupted = true;
-    return summary;
-  }
-  IngestBatch batch(store, log, xapian, layout);
-  std::vector<WorkItem> work;
-  std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
-  std::set<std::string> discovered;
-  bool codex_changed = false;
-  summary.files_seen = targeted ? known->files : files.size();
-  summary.files_skipped = summary.files_seen - files.size();
-  for (const auto& f : files) {
-    discovered.insert(f.path);
-    auto it = states.find(f.path);
-    FileState st;
-    if (it != states.end()) {
-      st = it->second;
-      // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
-      const bool shrunk = f.path.ends_with(".zst") ? f.size < st.size : f.size < st.offset;
-      bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || shrunk;
-      // A session index is read whole whenever a rollout changed: the sessions its earlier lines
-      // named may only now exist.
-      const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;
-      if (replaced) {
-        if (!st.session_id.empty()) drop.insert(st.session_id);
-        reset_for_reread(st);
-      } else if (f.size == st.size && f.mtime_ns == st.mtime_ns && !reread_index) {
-        ++summary.files_skipped;
-        continue;
-      }
-    }
-    if (f.kind == SourceKind::CodexRollout) codex_changed = true;
-    if (f.kind == SourceKind::CodexSessionIndex) reset_for_reread(st);
-    work.push_back({f, st, {}});
-  }
-  std::vector<std::string> root_dirs;
-  for (const auto& r : roots) root_dirs.push_back(r.dir);
-  for (const auto& [path, st] : states) {
-    if (st.deleted || discovered.count(path) || !under_any(path, root_dirs)) continue;
-    FileState gone = st;  // without its links (the plan's decode): a file that comes back is read whole
-    gone.deleted = true;
-    batch.set_file_state(gone);
-    if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
-    ++summary.files_deleted;
-  }
-  if (!drop.empty()) {
-    std::set<std::string> refeed = drop_sessions(store, xapian, drop, DropMode::Reread);
-    std::set<std::string> queued;
-    for (auto& w : work) {
-      queued.insert(w.file.path);
-      if (refeed.count(w.file.path)) reset_for_reread(w.state);
-    }
+    IngestBatch batch(store, log, xapian, layout);
+    std::vector<WorkItem> work;
+    std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
+    std::set<std::string> discovered;
+    bool codex_changed = false;
+    summary.files_seen = targeted ? known->files : files.size();
+    summary.files_skipped = summary.files_seen - files.size();
     for (const auto& f : files) {
-      if (!refeed.count(f.path) || queued.count(f.path)) continue;
-      FileState st = states[f.path];
-      reset_for_reread(st);
+      discovered.insert(f.path);
+      auto it = states.find(f.path);
+      FileState st;
+      if (it != states.end()) {
+        st = it->second;
+        // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
+        const bool shrunk = f.path.ends_with(".zst") ? f.size < st.size : f.size < st.offset;
+        bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || shrunk;
+        // A session index is read whole whenever a rollout changed: the sessions its earlier lines
+        // named may only now exist.
+        const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;
+        if (replaced) {
+          if (!st.session_id.empty()) drop.insert(st.session_id);
+          reset_for_reread(st);
+        } else if (f.size == st.size && f.mtime_ns == st.mtime_ns && !reread_index) {
+          ++summary.files_skipped;
+          continue;
+        }
+      }
+      if (f.kind == SourceKind::CodexRollout) codex_changed = true;
+      if (f.kind == SourceKind::CodexSessionIndex) reset_for_reread(st);
       work.push_back({f, st, {}});
     }
-    std::sort(work.begin(), work.end(), [](const WorkItem& a, const WorkItem& b) { return read_before(a.file, b.file); });
-  }
-
-  load_skipped_links(store, work);
-  timer.mark("plan");
-  IndexProgress progress;
-  progress.files_total = work.size();
-  for (const auto& w : work) progress.bytes_total += w.file.size - std::min(w.file.size, w.state.offset);
-
-  // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
-  std::vector<ParseJob> jobs;
-  jobs.reserve(work.size());
-  for (const auto& w : work) {
-    ParseJob job;
-    job.path = w.file.path;
-    job.offset = w.state.offset;
-    job.jsonl = w.file.kind != SourceKind::ClaudeWorkflowRun;
-    job.format = format_of(w.file.kind);
-    job.carry = w.state.carry;
-    job.reread_head = head_rewritten_in_place(w.file.kind);
-    jobs.push_back(std::move(job));
-  }
-  ParseAhead ahead(std::move(jobs), options.flush_bytes, options.max_line_bytes);
-  ParsedChunk chunk;
-  size_t started = SIZE_MAX;
-  while (ahead.next(chunk)) {
-    WorkItem& w = work[chunk.job];
-    const SourceFile& f = w.file;
-    FileState& st = w.state;
-    if (started != chunk.job) {
-      // Between two files the batch holds whole files only: a clean place to stop.
-      if (stop_requested(options)) {
-        summary.interrupted = true;
-        break;
+    std::vector<std::string> root_dirs;
+    for (const auto& r : roots) root_dirs.push_back(r.dir);
+    for (const auto& [path, st] : states) {
+      if (st.deleted || discovered.count(path) || !under_any(path, root_dirs)) continue;
+      FileState gone = st;  // without its links (the plan's decode): a file that comes back is read whole
+      gone.deleted = true;
+      batch.set_file_state(gone);
+      if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
+      ++summary.files_deleted;
+    }
+    if (!drop.empty()) {
+      std::set<std::string> refeed = drop_sessions(store, xapian, drop, DropMode::Reread);
+      std::set<std::string> queued;
+      for (auto& w : work) {
+        queued.insert(w.file.path);
+        if (refeed.count(w.file.path)) reset_for_reread(w.state);
       }
-      started = chunk.job;
-      st.path = f.path;
-      st.kind = f.kind;
-      st.agent = f.agent;
-      st.project = f.project;
-      st.agent_id = f.agent_id;
-      // The stored key ("<id>@omp" for omp subagents), so a drop of the session finds this file.
-      if (!session_from_lines(f.kind))
-        st.session_id = session_key(f, f.session_id_full.empty() ? f.session_id : f.session_id_full);
-      st.dev = f.dev;
-      st.ino = f.ino;
-      st.size = f.size;
-      st.mtime_ns = f.mtime_ns;
-      st.deleted = false;
-      w.before = st;
-    }
-    for (auto& line : chunk.lines) batch.add(f, st, line.rec, line.offset);
-    if (!chunk.last) {
-      // A big file is committed in batches too: up to the chunk's last line, resumable from there.
-      if (batch.full(options.flush_bytes)) {
-        FileState partial = st;
-        apply_read(partial, w.before, chunk.result, chunk.carry);
-        partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
-        batch.set_file_state(partial);
-        batch.flush();
+      for (const auto& f : files) {
+        if (!refeed.count(f.path) || queued.count(f.path)) continue;
+        FileState st = states[f.path];
+        reset_for_reread(st);
+        work.push_back({f, st, {}});
       }
-      continue;
+      std::sort(work.begin(), work.end(),
+                [](const WorkItem& a, const WorkItem& b) { return read_before(a.file, b.file); });
     }
-    JsonlReadResult res = f.kind == SourceKind::ClaudeWorkflowRun
-                              ? read_workflow_file(f, batch)  // one JSON document, re-read whole when it changes
-                              : std::move(chunk.result);
-    if (!res.ok) {
-      ++summary.files_unreadable;
-      summary.problems.push_back(res.error);
-      continue;
-    }
-    apply_read(st, w.before, res, chunk.carry);
-    summary.bad_lines += res.bad_lines;
-    summary.repaired_lines += res.repaired_lines;
-    summary.oversized_lines += res.oversized_lines;
-    if (res.bad_lines) summary.problems.push_back(count_problem(f.path, res.bad_lines, "bad") + " skipped");
-    if (res.repaired_lines) summary.problems.push_back(count_problem(f.path, res.repaired_lines, "repaired"));
-    if (res.oversized_lines)
-      summary.problems.push_back(count_problem(f.path, res.oversized_lines, "oversized") + " skipped (over " +
-                                 std::to_string(options.max_line_bytes) + " bytes)");
-    summary.bytes_read += res.bytes_read;
-    ++summary.files_changed;
-    batch.set_file_state(st);
-    if (batch.full(options.flush_bytes)) batch.flush();
-    ++progress.files_done;
-    progress.bytes_done += res.bytes_read;
-    progress.file = f.path;
-    if (options.progress) options.progress(progress);
-  }
-  batch.finish();
-  timer.mark("ingest");
-  timer.memory();
-  if (summary.interrupted) {
-    // A stop mid-rebuild leaves the live generation as it was: the unnamed new one is removed by
-    // the next writer.
-    if (rebuild) summary.problems.push_back("index --full was stopped before it finished: the index is unchanged");
-  } else {
-    compact_shards(store, xapian, layout);
-    if (rebuild) switch_to_rebuilt(store, *rebuild, options.at_point);
-    if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0)
-      keep_source_watch(store, targeted ? known->updated_record : encode_source_watch(roots, observed, files, wall_clock_ns()));
-  }
 
-  summary.new_messages = batch.counters().messages;
-  summary.new_tool_calls = batch.counters().tool_calls;
+    load_skipped_links(store, work);
+    timer.mark("plan");
+    IndexProgress progress;
+    progress.files_total = work.size();
+    for (const auto& w : work) progress.bytes_total += w.file.size - std::min(w.file.size, w.state.offset);
+
+    // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
+    std::vector<ParseJob> jobs;
+    jobs.reserve(work.size());
+    for (const auto& w : work) {
+      ParseJob job;
+      job.path = w.file.path;
+      job.offset = w.state.offset;
+      job.jsonl = w.file.kind != SourceKind::ClaudeWorkflowRun;
+      job.format = format_of(w.file.kind);
+      job.carry = w.state.carry;
+      job.reread_head = head_rewritten_in_place(w.file.kind);
+      jobs.push_back(std::move(job));
+    }
+    ParseAhead ahead(std::move(jobs), options.flush_bytes, options.max_line_bytes);
+    ParsedChunk chunk;
+    size_t started = SIZE_MAX;
+    while (ahead.next(chunk)) {
+      WorkItem& w = work[chunk.job];
+      const SourceFile& f = w.file;
+      FileState& st = w.state;
+      if (started != chunk.job) {
+        // Between two files the batch holds whole files only: a clean place to stop.
+        if (stop_requested(options)) {
+          summary.interrupted = true;
+          break;
+        }
+        started = chunk.job;
+        st.path = f.path;
+        st.kind = f.kind;
+        st.agent = f.agent;
+        st.project = f.project;
+        st.agent_id = f.agent_id;
+        // The stored key ("<id>@omp" for omp subagents), so a drop of the session finds this file.
+        if (!session_from_lines(f.kind))
+          st.session_id = session_key(f, f.session_id_full.empty() ? f.session_id : f.session_id_full);
+        st.dev = f.dev;
+        st.ino = f.ino;
+        st.size = f.size;
+        st.mtime_ns = f.mtime_ns;
+        st.deleted = false;
+        w.before = st;
+      }
+      for (auto& line : chunk.lines) batch.add(f, st, line.rec, line.offset);
+      if (!chunk.last) {
+        // A big file is committed in batches too: up to the chunk's last line, resumable from there.
+        if (batch.full(options.flush_bytes)) {
+          FileState partial = st;
+          apply_read(partial, w.before, chunk.result, chunk.carry);
+          partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
+          batch.set_file_state(partial);
+          batch.flush();
+        }
+        continue;
+      }
+      JsonlReadResult res = f.kind == SourceKind::ClaudeWorkflowRun
+                                ? read_workflow_file(f, batch)  // one JSON document, re-read whole when it changes
+                                : std::move(chunk.result);
+      if (!res.ok) {
+        ++summary.files_unreadable;
+        summary.problems.push_back(res.error);
+        continue;
+      }
+      apply_read(st, w.before, res, chunk.carry);
+      summary.bad_lines += res.bad_lines;
+      summary.repaired_lines += res.repaired_lines;
+      summary.oversized_lines += res.oversized_lines;
+      if (res.bad_lines) summary.problems.push_back(count_problem(f.path, res.bad_lines, "bad") + " skipped");
+      if (res.repaired_lines) summary.problems.push_back(count_problem(f.path, res.repaired_lines, "repaired"));
+      if (res.oversized_lines)
+        summary.problems.push_back(count_problem(f.path, res.oversized_lines, "oversized") + " skipped (over " +
+                                   std::to_string(options.max_line_bytes) + " bytes)");
+      summary.bytes_read += res.bytes_read;
+      ++summary.files_changed;
+      batch.set_file_state(st);
+      if (batch.full(options.flush_bytes)) batch.flush();
+      ++progress.files_done;
+      progress.bytes_done += res.bytes_read;
+      progress.file = f.path;
+      if (options.progress) options.progress(progress);
+    }
+    batch.finish();
+    timer.mark("ingest");
+    timer.memory();
+    if (summary.interrupted) {
+      // A stop mid-rebuild leaves the live generation as it was: the unnamed new one is removed by
+      // the next writer.
+      if (rebuild) summary.problems.push_back("index --full was stopped before it finished: the index is unchanged");
+    } else {
+      compact_shards(store, xapian, layout);
+      if (rebuild) switch_to_rebuilt(store, *rebuild, options.at_point);
+      if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0)
+        keep_source_watch(store, targeted ? known->updated_record
+                                          : encode_source_watch(roots, observed, files, wall_clock_ns()));
+    }
+
+    summary.new_messages = batch.counters().messages;
+    summary.new_tool_calls = batch.counters().tool_calls;
+  }
   {
     LmdbTxn r(store.env(), true);
     summary.sessions = Store::entries(r, db.sessions);
     summary.messages = Store::entries(r, db.messages);
     summary.tool_calls = Store::entries(r, db.tool_calls);
   }
-  if (!summary.interrupted &&
-      (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary)))) {
-    // Everything is committed already: a failed repack leaves the index as it was, so it is
-    // reported, not fatal, unless the disk is full (which the user must hear about).
-    try {
-      repack_records(store);
-    } catch (const NoSpace&) {
-      throw;
-    } catch (const LmdbError& e) {
-      if (write_failed_for_space(e.code, store.dir()))
-        throw NoSpace(no_space_message(store.dir(), std::string("LMDB repack: ") + e.what()));
-      summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
-    } catch (const std::exception& e) {
-      summary.problems.push_back(std::string("LMDB repack failed, the index is unchanged: ") + e.what());
-    }
-  }
+  finish_run(store, options, summary);  // a compaction or a repack (engine/index/compact.h)
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return summary;
 }

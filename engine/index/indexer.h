@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,12 +30,20 @@ struct IndexProgress {
 // stored a large share of the messages, or when free pages have piled up.
 enum class Repack { Auto, Always, Never };
 
+// Compact the index at the end of the run (engine/index/compact.h): a new generation without the
+// garbage of dropped sessions. Always is `index --compact`; Auto when the garbage passes the rule of
+// engine/index/garbage.h (`osearch index` runs); Never, the default, for every other caller (a
+// query's refresh must stay fast).
+enum class Compact { Never, Auto, Always };
+
 struct IndexOptions {
   bool full = false;            // rebuild derived data from the sources (memories are kept)
   bool wait_for_lock = true;    // false: return busy=true when another indexer runs
   size_t flush_bytes = 6u << 20;  // commit every N bytes of message text (and record overhead)
   size_t max_line_bytes = 64u << 20;  // longer JSONL lines are skipped and counted (oversized_lines)
   Repack repack = Repack::Auto;
+  Compact compact = Compact::Never;
+  uint64_t compact_min_bytes = 16u << 20;  // Compact::Auto: at least this much garbage (CompactRule)
   std::function<void(const IndexProgress&)> progress;
   // A query's lazy refresh: a read-only index is answered as it is (summary.read_only) instead of
   // failing with ReadOnlyIndex.
@@ -42,7 +51,8 @@ struct IndexOptions {
   // Polled between files: true ends the run cleanly. What was read so far is committed (the next
   // run goes on from there); the end-of-run compaction and repack are left for the next run.
   std::function<bool()> should_stop;
-  // Called at the steps of a rebuild ("salvaged", "built", "switched"): tests kill the run there.
+  // Called at the steps of a rebuild ("salvaged", "built", "switched") and of a compaction (also
+  // "compact-commit" after each commit of the records' copy): tests kill the run there.
   std::function<void(std::string_view point)> at_point;
   // A query's refresh: first the quick check (engine/index/source_watch.h), which answers an
   // unchanged corpus with stat calls only and reads just the moved transcripts otherwise.
@@ -69,6 +79,11 @@ struct IndexSummary {
   bool rebuilt = false;
   uint64_t salvaged_memories = 0, salvaged_sessions = 0;  // carried over from the old env
   std::string lost;  // what the rebuild could not carry over from a damaged old env ("" = nothing)
+  // A compaction ran at the end of the run and switched to its new generation.
+  bool compacted = false;
+  uint64_t compact_bytes_before = 0, compact_bytes_after = 0;  // the index dir
+  std::optional<uint64_t> compact_text_bytes, compact_hidden_documents;  // the garbage it dropped
+  double compact_seconds = 0;
 };
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/store/index_damage.h"
 #include "engine/store/lmdb_check.h"
 #include "engine/store/records_store.h"
 #include "engine/index/salvage.h"
@@ -90,8 +91,7 @@ std::vector<std::string> stored_tool_names(const LmdbTxn& txn, const Dbis& db, c
 
 }  // namespace
 
-Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot>& roots, uint64_t schema,
-                      IndexSummary& summary, const std::function<void(std::string_view)>& at_point) {
+Rebuild new_generation(const std::string& index_dir) {
   make_private_dir(index_dir);
   const Numbers n = highest_numbers(index_dir);
   Rebuild rb;
@@ -109,7 +109,12 @@ Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot
     db.commit();
   }
   restrict_permissions(titles);
+  return rb;
+}
 
+Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot>& roots, uint64_t schema,
+                      IndexSummary& summary, const std::function<void(std::string_view)>& at_point) {
+  Rebuild rb = new_generation(index_dir);
   const std::string old = old_env_dir(index_dir, summary);
   std::vector<std::string> lost;
   // A damaged file is still read as far as it goes (in the child), but anything only it held may
@@ -125,18 +130,18 @@ Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot
   return rb;
 }
 
-void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout) {
+void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout, unsigned threads) {
   const Dbis& db = store.db();
   IndexParts parts;
   std::map<std::string, SessionRec> sessions;
   {
     LmdbTxn r(store.env(), true);
+    if (Store::entries(r, db.sessions) == 0 && Store::entries(r, db.messages) == 0) return;  // (no text log either)
     parts = read_parts(r, db);
     LmdbCursor cur(r, db.sessions);
     for (bool ok = cur.first(); ok; ok = cur.next())
       if (auto s = SessionRec::decode(cur.value())) sessions.emplace(std::string(cur.key()), std::move(*s));
   }
-  if (sessions.empty()) return;
   TextLogReader text;
   text.open(store.dir(), parts.text_bytes, parts.text_entries, parts.text_log);  // throws IndexDamaged
   for (const auto& [id, s] : sessions)
@@ -148,14 +153,17 @@ void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout)
     std::vector<std::string> tool_names;
   };
   std::vector<Pending> pending;
+  const SessionRec no_session;
   auto write_shard = [&] {
     if (pending.empty()) return;
     std::vector<MessageDoc> docs;
     docs.reserve(pending.size());
-    for (const auto& p : pending)
-      docs.push_back({&p.rec, text.text(p.rec.text_offset, p.rec.text_len), &sessions.at(p.rec.session_id),
+    for (const auto& p : pending) {
+      auto s = sessions.find(p.rec.session_id);
+      docs.push_back({&p.rec, text.text(p.rec.text_offset, p.rec.text_len), s == sessions.end() ? &no_session : &s->second,
                       &p.tool_names, 0});
-    auto shards = xapian.start_shards(docs, 1);
+    }
+    auto shards = xapian.start_shards(docs, threads);
     shards->wait();
     for (const auto& name : shards->names()) layout.shards.push_back(name);
     pending.clear();
@@ -165,10 +173,11 @@ void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout)
     LmdbCursor cur(r, db.messages);
     for (bool ok = cur.first(); ok; ok = cur.next()) {
       auto m = MessageRec::decode(cur.key(), cur.value());
-      if (!m || !sessions.count(m->session_id)) continue;
+      // Every message gets its document, one without a session record too (the reader counts them).
+      if (!m) throw IndexDamaged("records", "a message record does not decode (a damaged page)");
       std::vector<std::string> names = stored_tool_names(r, db, *m);
       pending.push_back({std::move(*m), std::move(names)});
-      if (pending.size() >= kSalvagedDocsPerShard) write_shard();
+      if (pending.size() >= kSalvagedDocsPerShard * threads) write_shard();
     }
   }
   write_shard();

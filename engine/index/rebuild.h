@@ -26,14 +26,21 @@ struct Rebuild {
   IndexParts parts;      // the new generation's part names
 };
 
+// Fresh names for a whole new generation beside the live one (records-<k>, text-<k>, titles-<k>,
+// xapian-<g>: numbers above any in the index dir), with its titles database created empty. Nothing
+// names them until the switch; the next writer removes them if the switch never comes.
+Rebuild new_generation(const std::string& index_dir);
+
 // Salvage problems and losses go into `summary`. Never maps the old env in this process.
 // `at_point` (tests) is handed to the salvage child (SalvageTarget::at_point).
 Rebuild begin_rebuild(const std::string& index_dir, const std::vector<SourceRoot>& roots, uint64_t schema,
                       IndexSummary& summary, const std::function<void(std::string_view)>& at_point = {});
 
-// Writes the Xapian documents of the messages already in `store` (all salvaged: the new env holds
-// nothing else yet) into fresh shards listed in `layout`, and their sessions' titles.
-void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout);
+// Writes the Xapian documents of the messages already in `store` (all salvaged, or all carried over
+// by a compaction: the new env holds nothing else yet) into fresh shards listed in `layout`, and
+// their sessions' titles, with the DocBuilder ingest uses, at epoch 0. `threads` shards are written
+// at once.
+void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout, unsigned threads = 1);
 
 // Makes the rebuilt env live and removes the old generation's parts. `store` must be the rebuilt
 // env with no transaction alive; afterwards it is open on the live env (the same one).

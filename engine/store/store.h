@@ -42,6 +42,10 @@ inline constexpr const char* kSchema = "schema";
 inline constexpr const char* kXapianGeneration = "xapian_gen";
 inline constexpr const char* kXapianShards = "xapian_shards";
 inline constexpr const char* kTextGarbage = "text_garbage";  // text log entries no record points at
+// Garbage a drop leaves behind (engine/index/garbage.h): the bytes of those text log entries, and the
+// message documents older epochs hide. Absent in an index written before them: unknown, not 0.
+inline constexpr const char* kGarbageTextBytes = "garbage_text_bytes";
+inline constexpr const char* kGarbageDocuments = "garbage_documents";
 inline constexpr const char* kInFlight = "in_flight";  // sessions of a batch whose shards are not listed yet
 // Names of the parts this env uses (engine/index/index_parts.h); absent in an index written before
 // `index --full` built beside the old generation: "text" (text.log/.idx) and "titles".
