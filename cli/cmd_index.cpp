@@ -118,7 +118,9 @@ void add_run(IndexSummary& total, const IndexSummary& run) {
   total.bytes_read += run.bytes_read;
   total.new_messages += run.new_messages;
   total.new_tool_calls += run.new_tool_calls;
-  if (run.busy) return;  // another indexer ran: this run saw nothing
+  // Another indexer ran (this run saw nothing), or a stop cut the run short (it saw part of the
+  // corpus): the state stays the last whole run's.
+  if (run.busy || run.interrupted) return;
   total.files_seen = run.files_seen;
   total.files_skipped = run.files_skipped;
   total.files_unreadable = run.files_unreadable;
