@@ -120,7 +120,8 @@ void add_run(IndexSummary& total, const IndexSummary& run) {
   total.new_tool_calls += run.new_tool_calls;
   // Another indexer ran (this run saw nothing), or a stop cut the run short (it saw part of the
   // corpus): the state stays the last whole run's.
-  if (run.busy || run.interrupted) return;
+  // The quick check's "unchanged" (a watcher's run on an idle corpus) counts nothing either.
+  if (run.busy || run.interrupted || run.plan == "unchanged") return;
   total.files_seen = run.files_seen;
   total.files_skipped = run.files_skipped;
   total.files_unreadable = run.files_unreadable;

@@ -4,6 +4,8 @@
 // mid-way by a stderr pipe it fills (ops_fixture.h, Spawned).
 #include "tests/ops_fixture.h"
 
+#include "engine/index/watch_beat.h"
+
 namespace {
 
 // Three renamed copies of tests/data/claude (about 200 files), and its clean build.
@@ -59,6 +61,11 @@ TEST_CASE("ops: index --watch ends on SIGTERM with exit 0 and on SIGINT with 130
     INFO("signal " << sig);
     Spawned watcher({"index", "--watch", "--index", idx, "--source", "claude=" + src, "--format", "json"});
     REQUIRE(watcher.read_stderr_until("watching for changes"));
+    if (sig == SIGTERM) {  // once idle (it beats after a run that found nothing to read)
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+      while (!watcher_keeps_current(idx, {{"claude", src}}) && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     REQUIRE(::kill(watcher.pid(), sig) == 0);
     RunResult r = watcher.finish();
     INFO("stderr: " << r.err);
@@ -69,6 +76,7 @@ TEST_CASE("ops: index --watch ends on SIGTERM with exit 0 and on SIGINT with 130
     CHECK(s.signal == (sig == SIGTERM ? "SIGTERM" : "SIGINT"));
     CHECK(s.files_seen == 2);
     CHECK(counts_of(idx).sessions == 2);
+    CHECK(s.messages == counts_of(idx).messages);  // the last whole run's state, not an idle check's zeros
   }
 }
 
