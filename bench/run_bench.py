@@ -25,6 +25,8 @@ run goes on when a command fails):
   keyword           >= 50 two-word queries, osearch CLI wall vs SQLite FTS5 (in-process + CLI)
   content           osearch content vs rg -l for 3 patterns (median of 7)
   list              osearch list (median of 21)
+  watch latency     keyword and list on the default path with a live `index --watch`, walking, and with
+                    --no-refresh; an appended line's time to be found (bench/watch_latency.py)
   commands          the issue-10 query commands (bench/bench_commands.py): thread, context, trace, files,
                     failures (+ stats, subagents, workflows, overview once built), 21 runs each on the default
                     path and with --no-refresh; the scoped ones again on a corpus a quarter the size; SQLite peers
@@ -326,6 +328,13 @@ def main():
             s["total"] = j.get("total") if isinstance(j, dict) else None
             return s
         step("list", list_step)
+
+        # 6b. the default path with a live `index --watch` against walking and --no-refresh (issue 13)
+        def watch_step():
+            r = run([sys.executable, os.path.join(HERE, "watch_latency.py"), "--osearch", osearch, "--index", idx,
+                     "--corpus", corpus, "--runs", "7" if q else "21"], env=env, timeout=1800)
+            return parse_json(r.get("stdout", "")) if r["ok"] else {"error": r.get("error")}
+        step("watch_latency", watch_step)
 
         # 6b. the issue-10 query commands, side by side with SQLite peers, and the scale check
         step("commands", lambda: commands_line(args, osearch, env, log, corpus, idx))
