@@ -350,6 +350,7 @@ int cmd_status(const Context& ctx) {
   }
   uint64_t size = dir_size(ctx.index_dir);
   std::string last = c.last_indexed_at ? format_iso8601_ms(c.last_indexed_at) : "";
+  const WatcherState watcher = watcher_state(ctx.index_dir, ctx.roots);
   // What drops left behind (engine/index/garbage.h). Unknown in an index written before the
   // counters until `osearch index` counts them, and when a compaction moved the index meanwhile.
   GarbageReport garbage;
@@ -367,6 +368,10 @@ int cmd_status(const Context& ctx) {
     for (const auto& [agent, n] : per_agent)
       std::printf("  %-10s  %llu sessions\n", terminal_safe(agent).c_str(), (unsigned long long)n);
     std::printf("last indexed: %s\n", last.empty() ? "never" : last.c_str());
+    if (watcher.pid)
+      std::printf("watcher:      pid %ld%s\n", watcher.pid,
+                  watcher.current ? ", keeping the index current (queries skip their stat walk)"
+                                  : ", not vouching for these sources right now");
     if (auto bytes = garbage.bytes())
       std::printf("garbage:      %s (%s of dead text, %llu hidden documents)%s\n", human_bytes(*bytes).c_str(),
                   human_bytes(*garbage.counts.text_bytes).c_str(), (unsigned long long)*garbage.counts.hidden_documents,
@@ -402,6 +407,16 @@ int cmd_status(const Context& ctx) {
   w.end_object();
   w.key("last_indexed_at");
   if (last.empty()) w.null(); else w.value(last);
+  // A live `index --watch` (engine/index/watch_beat.h): null when none holds the index.
+  w.key("watcher");
+  if (!watcher.pid) {
+    w.null();
+  } else {
+    w.begin_object();
+    w.key("pid"); w.value(static_cast<int64_t>(watcher.pid));
+    w.key("current"); w.value(watcher.current);
+    w.end_object();
+  }
   w.key("damaged");  // the checks every open makes found nothing; `osearch check` goes deeper
   w.begin_array();
   w.end_array();

@@ -154,6 +154,9 @@ TEST_CASE("index --watch: queries skip their stat walk while it lives, and walk 
 
   SECTION("no stat of any source path while the watcher vouches; appended lines and new files arrive without one") {
     CHECK(source_stats(query, src, trace) == 0);
+    RunResult status = run_osearch({"status", "--index", idx, "--source", "claude=" + src, "--format", "json"});
+    CHECK(status.out.find("\"watcher\":{\"pid\":" + std::to_string(watcher.pid()) + ",\"current\":true}") !=
+          std::string::npos);
     append_file(src + "/" + kB3, watch_line(kB3Sid, "0a0a0a0a-0000-4000-8000-00000000beef", "watchword zebraquokka"));
     CHECK(eventually([&] { return keyword_total(idx, src, "zebraquokka") == 1; }));
     // A new project directory with a new transcript.
@@ -180,6 +183,8 @@ TEST_CASE("index --watch: queries skip their stat walk while it lives, and walk 
     watcher.finish();
     CHECK_FALSE(watcher_keeps_current(idx, roots));
     CHECK(source_stats(query, src, trace) > 0);
+    RunResult status = run_osearch({"status", "--index", idx, "--source", "claude=" + src, "--format", "json"});
+    CHECK(status.out.find("\"watcher\":null") != std::string::npos);
     append_file(src + "/" + kWindows, watch_line(kWindowsSid, "0a0a0a0a-0000-4000-8000-00000000dead", "after death capybaraword"));
     RunResult r = run_osearch({"keyword", "capybaraword", "--index", idx, "--source", "claude=" + src, "--format", "json"});
     CHECK(r.out.find("\"total\":1") != std::string::npos);
