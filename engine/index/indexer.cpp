@@ -136,6 +136,28 @@ JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
 
 bool stop_requested(const IndexOptions& options) { return options.should_stop && options.should_stop(); }
 
+// Takes out of `drop` every session (but an interrupted batch's) that a transcript fed which is gone
+// now: discovery did not find it and it is not there (an unreadable one counts as gone: keep).
+void keep_sessions_with_vanished_files(const Store& store, std::set<std::string>& drop,
+                                       const std::set<std::string>& interrupted,
+                                       const std::set<std::string>& discovered) {
+  if (drop.empty()) return;
+  LmdbTxn r(store.env(), true);
+  for (auto it = drop.begin(); it != drop.end();) {
+    bool vanished = false;
+    if (!interrupted.count(*it)) {
+      const std::string pfx = *it + '\0';
+      LmdbCursor cur(r, store.db().session_files);
+      for (bool ok = cur.seek(pfx); ok && cur.key().starts_with(pfx) && !vanished; ok = cur.next()) {
+        const std::string path(cur.value());
+        std::error_code ec;
+        vanished = !discovered.count(path) && !std::filesystem::exists(path, ec);
+      }
+    }
+    it = vanished ? drop.erase(it) : std::next(it);
+  }
+}
+
 }  // namespace
 
 IndexSummary detail::index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
@@ -309,6 +331,12 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
       ++summary.files_deleted;
     }
+    // A session that lost a transcript since it was read cannot be rebuilt from its files: dropping
+    // it would lose that transcript's messages, which only the index holds now. Its replaced file is
+    // read again whole on top of what is stored instead (messages are stored once per uuid; a uuid
+    // with other words is kept beside the old one), so nothing goes. (An interrupted batch's
+    // sessions are dropped regardless: their documents were never listed.)
+    keep_sessions_with_vanished_files(store, drop, interrupted, discovered);
     if (!drop.empty()) {
       std::set<std::string> refeed = drop_sessions(store, xapian, drop, DropMode::Reread);
       std::set<std::string> queued;
