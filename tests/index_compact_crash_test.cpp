@@ -70,12 +70,16 @@ TEST_CASE("compact: a stop request or a failure before the switch leaves the ind
   {
     Store store(fx.idx, Store::Mode::Write);
     LmdbTxn txn(store.env(), false);
-    LmdbCursor cur(txn, store.db().messages);
-    REQUIRE(cur.first());
-    auto m = MessageRec::decode(cur.key(), cur.value());
+    std::string key;
+    std::optional<MessageRec> m;
+    {  // (a write transaction's cursor must go before the transaction ends)
+      LmdbCursor cur(txn, store.db().messages);
+      REQUIRE(cur.first());
+      key = std::string(cur.key());
+      m = MessageRec::decode(cur.key(), cur.value());
+    }
     REQUIRE(m.has_value());
     m->text_len += 1;
-    const std::string key(cur.key());
     txn.put(store.db().messages, key, m->encode());
     txn.commit();
   }
