@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "engine/index/source_watch.h"
 #include "engine/index/watch_beat.h"
@@ -57,32 +58,26 @@ class Inotify {
   // Watches exactly `dirs`, each missing one through its nearest existing ancestor.
   Sync sync(const std::vector<std::string>& dirs) {
     Sync out;
-    std::map<std::string, uint32_t> wanted;
-    for (const auto& dir : dirs) {
-      if (wanted[dir] & IN_MODIFY) continue;
-      wanted[dir] |= kDirMask;
-    }
-    std::map<std::string, int> now;
-    for (auto it = wanted.begin(); it != wanted.end(); ++it) {
-      std::string path = it->first;
-      uint32_t mask = it->second;
+    const std::set<std::string> wanted(dirs.begin(), dirs.end());
+    std::map<std::string, Watch> now;
+    for (const auto& dir : wanted) {
+      std::string path = dir;
+      uint32_t mask = kDirMask;
       for (;;) {
-        if (auto known = wd_by_path_.find(path); known != wd_by_path_.end() && mask_of_[path] == mask) {
+        if (auto known = watches_.find(path); known != watches_.end() && known->second.mask == mask) {
           now[path] = known->second;
           break;
         }
         const int wd = ::inotify_add_watch(fd_, path.c_str(), mask);
         if (wd >= 0) {
-          if (!wd_by_path_.contains(path)) out.added = true;
-          now[path] = wd;
-          mask_of_[path] = mask;
+          if (!watches_.contains(path)) out.added = true;
+          now[path] = {wd, mask};
           break;
         }
         if (errno == ENOENT || errno == ENOTDIR) {  // missing: its parent will show it appear
-          std::string up = parent_of(path);
-          if (up.empty()) break;
-          path = up;
-          mask = (wanted.contains(path) ? wanted[path] : 0) | kAncestorMask;
+          path = parent_of(path);
+          if (path.empty()) break;
+          mask = (wanted.contains(path) ? kDirMask : 0) | kAncestorMask;
           continue;
         }
         out.complete = false;
@@ -91,12 +86,13 @@ class Inotify {
         return out;
       }
     }
-    for (const auto& [path, wd] : wd_by_path_)
-      if (!now.contains(path) && !wd_in(now, wd)) ::inotify_rm_watch(fd_, wd);
-    std::erase_if(mask_of_, [&](const auto& kv) { return !now.contains(kv.first); });
-    wd_by_path_ = std::move(now);
+    std::set<int> kept;  // (two paths through links can share one watch)
+    for (const auto& [path, w] : now) kept.insert(w.wd);
+    for (const auto& [path, w] : watches_)
+      if (!kept.contains(w.wd)) ::inotify_rm_watch(fd_, w.wd);
+    watches_ = std::move(now);
     path_by_wd_.clear();
-    for (const auto& [path, wd] : wd_by_path_) path_by_wd_[wd] = path;
+    for (const auto& [path, w] : watches_) path_by_wd_[w.wd] = path;
     return out;
   }
 
@@ -115,8 +111,7 @@ class Inotify {
         at += static_cast<ssize_t>(sizeof(struct inotify_event) + ev->len);
         if (ev->mask & IN_IGNORED) {  // the watch is gone (its directory was removed): sync adds it again
           if (auto p = path_by_wd_.find(ev->wd); p != path_by_wd_.end()) {
-            wd_by_path_.erase(p->second);
-            mask_of_.erase(p->second);
+            watches_.erase(p->second);
             path_by_wd_.erase(p);
           }
           ++count;
@@ -132,17 +127,15 @@ class Inotify {
   }
 
  private:
-  static bool wd_in(const std::map<std::string, int>& m, int wd) {
-    for (const auto& kv : m)
-      if (kv.second == wd) return true;
-    return false;
-  }
   static bool inside(const std::string& path, const std::string& dir) {
     return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
   }
+  struct Watch {
+    int wd = -1;
+    uint32_t mask = 0;
+  };
   int fd_;
-  std::map<std::string, int> wd_by_path_;
-  std::map<std::string, uint32_t> mask_of_;
+  std::map<std::string, Watch> watches_;  // by the path asked for
   std::map<int, std::string> path_by_wd_;
 };
 
