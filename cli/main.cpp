@@ -20,6 +20,13 @@
 
 using namespace osearch;
 
+// jemalloc's start-up options (read before main; glibc's malloc ignores the symbol). A query touches
+// a few hundred fresh heap pages, and on the VMs measured a page fault costs 15-30 µs: backing the
+// heap with transparent huge pages (where the kernel allows them on request) takes ~300 faults and
+// ~4 ms off a keyword call. `osearch index` turns them off again for itself (cmd_index.cpp): a build's
+// heap is large and sparse, and huge pages raised its peak RSS by 30 %.
+extern "C" const char* const malloc_conf = "thp:always,metadata_thp:always";
+
 namespace {
 
 void add_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s, bool with_limit_offset = true) {
@@ -56,6 +63,33 @@ void add_stats_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s) {
   cmd->add_option("--cwd", f.cwd, "working directory prefix");
   cmd->add_option("--limit", s.numbers.limit, "maximum rows (1-100000, default 100)");
   cmd->add_option("--offset", s.numbers.offset, "skip the first N rows");
+}
+
+// Every command main() can register, by the name argv gives it.
+constexpr std::string_view kCommandNames[] = {
+    "index",     "status",    "check",    "keyword",  "content", "list",  "thread", "context", "trace",
+    "files",     "failures",  "subagents", "workflows", "workflow", "overview", "stats", "memory", "prune",
+    "export",    "import",    "mcp"};
+
+// The command argv names: its first word that is not a global option or a global option's value.
+// Empty when that is not plain (help, an unknown option, a misspelt command): then every command
+// is registered and CLI11 answers as it always did. Registering only the named command is most of
+// a short command's start (CLI11 builds ~300 options and tears them down at exit).
+std::string_view command_in_argv(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string_view a = argv[i];
+    if (a == "--index" || a == "--source" || a == "--format") {
+      ++i;  // the option's value
+      continue;
+    }
+    if (a.starts_with("--index=") || a.starts_with("--source=") || a.starts_with("--format=")) continue;
+    if (a == "--no-refresh" || a == "-q" || a == "--quiet" || a == "-v" || a == "--verbose") continue;
+    if (a.starts_with("-")) return {};
+    for (std::string_view name : kCommandNames)
+      if (a == name) return name;
+    return {};
+  }
+  return {};
 }
 
 // The --format an error is printed in when parsing failed before it was read: the last one in argv.
@@ -99,6 +133,10 @@ std::string fault_error_line(const Context& ctx) {
 
 int main(int argc, char** argv) {
   ::umask(077);  // transcripts hold secrets: index files 0600, dirs 0700
+  if (argc == 2 && std::string_view(argv[1]) == "--version") {
+    std::printf("osearch 0.1.0\n");
+    return 0;
+  }
   CLI::App app{"osearch: search coding-agent session transcripts (Claude Code, omp/pi, Codex)", "osearch"};
   app.set_version_flag("--version", "osearch 0.1.0");
   app.require_subcommand(1);
@@ -112,91 +150,136 @@ int main(int argc, char** argv) {
   app.add_flag("-q,--quiet", g.quiet, "less output");
   app.add_flag("-v,--verbose", g.verbose, "name skipped files and bad lines");
 
-  IndexArgs index_args;
-  auto* index = app.add_subcommand("index", "incrementally index all sources");
-  auto* full = index->add_flag("--full", index_args.full, "rebuild derived data from the sources (memories are kept)");
-  index->add_flag("--compact", index_args.compact,
-                  "reclaim the garbage of re-read and pruned sessions: rebuild the index from itself, then switch")
-      ->excludes(full);
-  index->add_flag("--watch", index_args.watch, "keep indexing as files change");
+  // Only the command argv names is registered (all of them for help and for anything unusual).
+  const std::string_view named = command_in_argv(argc, argv);
+  auto wanted = [&](std::initializer_list<std::string_view> names) {
+    if (named.empty()) return true;
+    for (std::string_view n : names)
+      if (n == named) return true;
+    return false;
+  };
+  // A command that was not registered was not given.
+  auto given = [](const CLI::App* cmd) { return cmd != nullptr && cmd->parsed(); };
 
-  auto* status = app.add_subcommand("status", "index location, sizes, counts, freshness");
-  auto* check = app.add_subcommand("check", "verify every part of the index (read-only); exit 1 naming what is damaged");
+  IndexArgs index_args;
+  CLI::App* index = nullptr;
+  if (wanted({"index"})) {
+    index = app.add_subcommand("index", "incrementally index all sources");
+    auto* full = index->add_flag("--full", index_args.full, "rebuild derived data from the sources (memories are kept)");
+    index->add_flag("--compact", index_args.compact,
+                    "reclaim the garbage of re-read and pruned sessions: rebuild the index from itself, then switch")
+        ->excludes(full);
+    index->add_flag("--watch", index_args.watch, "keep indexing as files change");
+  }
+  CLI::App* status = wanted({"status"}) ? app.add_subcommand("status", "index location, sizes, counts, freshness") : nullptr;
+  CLI::App* check =
+      wanted({"check"})
+          ? app.add_subcommand("check", "verify every part of the index (read-only); exit 1 naming what is damaged")
+          : nullptr;
 
   SearchArgs kw;
-  auto* keyword = app.add_subcommand("keyword", "ranked full-text search (BM25)");
-  keyword->add_option("query", kw.words, "query words; \"phrase\", prefix*, OR, NOT/-term, field:value")->required();
-  keyword->add_option("--by", kw.by, "session|message")->check(CLI::IsMember({"session", "message"}));
-  keyword->add_option("--sort", kw.sort, "relevance|newest|oldest")->check(CLI::IsMember({"relevance", "newest", "oldest"}));
-  add_filters(keyword, kw.filters, kw);
+  CLI::App* keyword = nullptr;
+  if (wanted({"keyword"})) {
+    keyword = app.add_subcommand("keyword", "ranked full-text search (BM25)");
+    keyword->add_option("query", kw.words, "query words; \"phrase\", prefix*, OR, NOT/-term, field:value")->required();
+    keyword->add_option("--by", kw.by, "session|message")->check(CLI::IsMember({"session", "message"}));
+    keyword->add_option("--sort", kw.sort, "relevance|newest|oldest")
+        ->check(CLI::IsMember({"relevance", "newest", "oldest"}));
+    add_filters(keyword, kw.filters, kw);
+  }
 
   SearchArgs ct;
-  auto* content = app.add_subcommand("content", "exhaustive regex scan (Hyperscan) over every message's text");
-  content->add_option("pattern", ct.words, "regex pattern(s)");
-  content->add_option("-e,--regexp", ct.patterns, "pattern (repeatable; any matches)");
-  content->add_flag("-F,--fixed-strings", ct.fixed, "patterns are literal strings");
-  content->add_flag("-i,--ignore-case", ct.ignore_case, "case-insensitive");
-  content->add_flag("-w,--word-regexp", ct.word, "match whole words only");
-  content->add_option("--by", ct.by, "session|message")->check(CLI::IsMember({"session", "message"}));
-  content->add_option("--timeout", ct.timeout_s, "time budget in seconds (default 10); past it, the hits found so far")
-      ->check(CLI::Range(0.001, 86400.0));
-  add_filters(content, ct.filters, ct);
+  CLI::App* content = nullptr;
+  if (wanted({"content"})) {
+    content = app.add_subcommand("content", "exhaustive regex scan (Hyperscan) over every message's text");
+    content->add_option("pattern", ct.words, "regex pattern(s)");
+    content->add_option("-e,--regexp", ct.patterns, "pattern (repeatable; any matches)");
+    content->add_flag("-F,--fixed-strings", ct.fixed, "patterns are literal strings");
+    content->add_flag("-i,--ignore-case", ct.ignore_case, "case-insensitive");
+    content->add_flag("-w,--word-regexp", ct.word, "match whole words only");
+    content->add_option("--by", ct.by, "session|message")->check(CLI::IsMember({"session", "message"}));
+    content->add_option("--timeout", ct.timeout_s, "time budget in seconds (default 10); past it, the hits found so far")
+        ->check(CLI::Range(0.001, 86400.0));
+    add_filters(content, ct.filters, ct);
+  }
 
   SearchArgs ls;
-  auto* list = app.add_subcommand("list", "sessions, newest first");
-  add_filters(list, ls.filters, ls);
+  CLI::App* list = nullptr;
+  if (wanted({"list"})) {
+    list = app.add_subcommand("list", "sessions, newest first");
+    add_filters(list, ls.filters, ls);
+  }
 
   ThreadArgs th;
-  auto* thread = app.add_subcommand("thread", "a session's messages in order (id or id prefix)");
-  thread->add_option("session", th.target, "session id or prefix (an omp/pi/Codex id as written, or <id>@<agent>)")
-      ->required();
-  thread->add_flag("--include-meta", th.include_meta, "include injected/meta messages and command envelopes");
-  thread->add_option("--max-chars", th.numbers.max_chars, "cut each text to N characters (JSON default: whole)");
-  thread->add_option("--around", th.around, "the window of messages around this message uuid");
-  thread->add_option("--window", th.numbers.window, "messages before and after --around (default 10)");
-  thread->add_option("--offset", th.numbers.offset, "skip the first N messages");
-  thread->add_option("--limit", th.numbers.limit, "at most N messages (default: all)");
+  CLI::App* thread = nullptr;
+  if (wanted({"thread"})) {
+    thread = app.add_subcommand("thread", "a session's messages in order (id or id prefix)");
+    thread->add_option("session", th.target, "session id or prefix (an omp/pi/Codex id as written, or <id>@<agent>)")
+        ->required();
+    thread->add_flag("--include-meta", th.include_meta, "include injected/meta messages and command envelopes");
+    thread->add_option("--max-chars", th.numbers.max_chars, "cut each text to N characters (JSON default: whole)");
+    thread->add_option("--around", th.around, "the window of messages around this message uuid");
+    thread->add_option("--window", th.numbers.window, "messages before and after --around (default 10)");
+    thread->add_option("--offset", th.numbers.offset, "skip the first N messages");
+    thread->add_option("--limit", th.numbers.limit, "at most N messages (default: all)");
+  }
 
   ThreadArgs cx;
-  auto* context = app.add_subcommand("context", "one message with its ancestors, session, subagent and workflow");
+  CLI::App* context = wanted({"context"}) ? app.add_subcommand(
+                                                "context", "one message with its ancestors, session, subagent and workflow")
+                                          : nullptr;
   ThreadArgs tr;
-  auto* trace = app.add_subcommand("trace", "a message's parent chain, root first (across compactions)");
+  CLI::App* trace =
+      wanted({"trace"}) ? app.add_subcommand("trace", "a message's parent chain, root first (across compactions)") : nullptr;
   for (auto [cmd, args] : {std::pair{context, &cx}, std::pair{trace, &tr}}) {
+    if (cmd == nullptr) continue;
     cmd->add_option("uuid", args->target, "message uuid")->required();
     cmd->add_option("--session", args->session, "only in this session (id or prefix)");
     cmd->add_option("--max-chars", args->numbers.max_chars, "cut each text to N characters (JSON default: whole)");
     cmd->add_option("--depth", args->numbers.depth, "ancestors at most (context 100, trace 1000)");
   }
   FilesArgs fa;
-  auto* files = app.add_subcommand("files", "every tool call that touched a file, oldest first");
-  files->add_option("path", fa.path, "absolute path, ./relative to the cwd, or a suffix such as src/main.rs")->required();
-  files->add_flag("--no-commands", fa.no_commands, "only file arguments and patch headers, not shell commands naming it");
-  add_filters(files, fa.common.filters, fa.common);
+  CLI::App* files = nullptr;
+  if (wanted({"files"})) {
+    files = app.add_subcommand("files", "every tool call that touched a file, oldest first");
+    files->add_option("path", fa.path, "absolute path, ./relative to the cwd, or a suffix such as src/main.rs")->required();
+    files->add_flag("--no-commands", fa.no_commands, "only file arguments and patch headers, not shell commands naming it");
+    add_filters(files, fa.common.filters, fa.common);
+  }
 
   FailuresArgs fl;
-  auto* failures = app.add_subcommand("failures", "failed tool calls, newest first, with the 3 messages after each");
-  failures->add_option("--max-chars", fl.max_chars, "cut error and message texts to N characters (default 500)");
-  add_filters(failures, fl.common.filters, fl.common);
+  CLI::App* failures = nullptr;
+  if (wanted({"failures"})) {
+    failures = app.add_subcommand("failures", "failed tool calls, newest first, with the 3 messages after each");
+    failures->add_option("--max-chars", fl.max_chars, "cut error and message texts to N characters (default 500)");
+    add_filters(failures, fl.common.filters, fl.common);
+  }
   OrientArgs orient;
-  add_orient_commands(app, orient);  // subagents, workflows, workflow, overview
+  if (wanted({"subagents", "workflows", "workflow", "overview"})) add_orient_commands(app, orient);
   StatsArgs st;
-  auto* stats = app.add_subcommand(
-      "stats", "aggregates: tokens (--by day), tools (--by tool), files, models, daily; days are local unless --utc");
-  stats->add_option("kind", st.kind, "tokens|tools|files|models|daily")
-      ->required()
-      ->check(CLI::IsMember({"tokens", "tools", "files", "models", "daily"}));
-  stats->add_option("--by", st.by, "tokens: day|session|project|model|agent; tools: tool|session|project|day|agent");
-  stats->add_flag("--utc", st.utc, "days in UTC instead of local time (TZ)");
-  add_stats_filters(stats, st.search.filters, st.search);
+  CLI::App* stats = nullptr;
+  if (wanted({"stats"})) {
+    stats = app.add_subcommand(
+        "stats", "aggregates: tokens (--by day), tools (--by tool), files, models, daily; days are local unless --utc");
+    stats->add_option("kind", st.kind, "tokens|tools|files|models|daily")
+        ->required()
+        ->check(CLI::IsMember({"tokens", "tools", "files", "models", "daily"}));
+    stats->add_option("--by", st.by, "tokens: day|session|project|model|agent; tools: tool|session|project|day|agent");
+    stats->add_flag("--utc", st.utc, "days in UTC instead of local time (TZ)");
+    add_stats_filters(stats, st.search.filters, st.search);
+  }
 
   MemoryArgs mem;
-  add_memory_commands(app, mem);  // memory remember|forget|restore|list|show|export|import
+  if (wanted({"memory"})) add_memory_commands(app, mem);  // memory remember|forget|restore|list|show|export|import
   ArchiveArgs archive;
-  add_archive_commands(app, archive);  // prune, export, import
+  if (wanted({"prune", "export", "import"})) add_archive_commands(app, archive);
 
   bool mcp_allow_writes = false;
-  auto* mcp = app.add_subcommand("mcp", "Model Context Protocol server on stdio, for agents (README: Use from an agent)");
-  mcp->add_flag("--allow-writes", mcp_allow_writes, "offer memory_remember and memory_forget");
+  CLI::App* mcp = nullptr;
+  if (wanted({"mcp"})) {
+    mcp = app.add_subcommand("mcp", "Model Context Protocol server on stdio, for agents (README: Use from an agent)");
+    mcp->add_flag("--allow-writes", mcp_allow_writes, "offer memory_remember and memory_forget");
+  }
 
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
@@ -211,22 +294,22 @@ int main(int argc, char** argv) {
     g_error_context = &ctx;
     set_damage_reporter(report_lmdb_damage);
     install_index_fault_guard(fault_error_line(ctx));
-    if (*index) return cmd_index(ctx, index_args);
-    if (*status) return cmd_status(ctx);
-    if (*check) return cmd_check(ctx);
-    if (*keyword) return cmd_keyword(ctx, kw);
-    if (*content) return cmd_content(ctx, ct);
-    if (*list) return cmd_list(ctx, ls);
-    if (*thread) return cmd_thread(ctx, th);
-    if (*context) return cmd_context(ctx, cx);
-    if (*trace) return cmd_trace(ctx, tr);
-    if (*files) return cmd_files(ctx, fa);
-    if (*failures) return cmd_failures(ctx, fl);
+    if (given(index)) return cmd_index(ctx, index_args);
+    if (given(status)) return cmd_status(ctx);
+    if (given(check)) return cmd_check(ctx);
+    if (given(keyword)) return cmd_keyword(ctx, kw);
+    if (given(content)) return cmd_content(ctx, ct);
+    if (given(list)) return cmd_list(ctx, ls);
+    if (given(thread)) return cmd_thread(ctx, th);
+    if (given(context)) return cmd_context(ctx, cx);
+    if (given(trace)) return cmd_trace(ctx, tr);
+    if (given(files)) return cmd_files(ctx, fa);
+    if (given(failures)) return cmd_failures(ctx, fl);
     if (auto code = run_orient_command(ctx, orient)) return *code;
-    if (*stats) return cmd_stats(ctx, st);
+    if (given(stats)) return cmd_stats(ctx, st);
     if (auto code = run_memory_command(ctx, mem)) return *code;
     if (auto code = run_archive_command(ctx, archive)) return *code;
-    if (*mcp) return mcp::run_mcp_server(ctx, mcp_allow_writes);
+    if (given(mcp)) return mcp::run_mcp_server(ctx, mcp_allow_writes);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;
