@@ -125,7 +125,7 @@ void write_failures_envelope(JsonWriter& w, const FailuresResult& r) {
 
 template <typename Result, typename Item, typename Envelope>
 void print_structured(const Context& ctx, const Result& r, Item&& item, Envelope&& envelope) {
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   if (ctx.format == Format::Json) {
     w.begin_object();
     envelope(w, r);

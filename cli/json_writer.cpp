@@ -75,7 +75,16 @@ void append_int(std::string& out, Int v) {
 
 }  // namespace
 
+void JsonWriter::flush_to(std::function<void(std::string_view)> sink, size_t bytes) {
+    sink_ = std::move(sink);
+    flush_bytes_ = bytes;
+}
+
 void JsonWriter::before_value() {
+    if (sink_ && out_.size() >= flush_bytes_) {
+        sink_(out_);
+        out_.clear();
+    }
     if (after_key_) {
         after_key_ = false;
         return;

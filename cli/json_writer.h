@@ -2,7 +2,9 @@
 // valid UTF-8: invalid input bytes are replaced by U+FFFD.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +36,11 @@ public:
     // Returns the text and resets the writer for reuse.
     std::string take();
 
+    // From now on, whenever the text passes `bytes` it is handed to `sink` and the buffer reused,
+    // so a large answer streams out instead of being held whole (and its pages touched twice as
+    // the buffer doubles). str() is then only the part not yet handed over.
+    void flush_to(std::function<void(std::string_view)> sink, size_t bytes = 64 * 1024);
+
 private:
     void before_value();
 
@@ -42,6 +49,8 @@ private:
         bool first;
     };
     std::string out_;
+    std::function<void(std::string_view)> sink_;
+    size_t flush_bytes_ = 0;
     std::vector<Frame> stack_;
     bool after_key_ = false;
     bool wrote_top_level_ = false;

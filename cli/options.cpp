@@ -139,6 +139,13 @@ void write_output(const Context& ctx, std::string_view text) {
   std::fputc('\n', stdout);
 }
 
+JsonWriter output_writer(const Context& ctx) {
+  JsonWriter w;
+  if (!ctx.output)
+    w.flush_to([](std::string_view part) { std::fwrite(part.data(), 1, part.size(), stdout); });
+  return w;
+}
+
 void report_error(const Context* ctx, const std::string& kind, const std::string& message) {
   std::fprintf(stderr, "%s\n", error_line(ctx, kind, message).c_str());
 }

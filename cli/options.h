@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/json_writer.h"
 #include "engine/index/indexer.h"
 #include "engine/query/query.h"
 
@@ -49,6 +50,9 @@ struct Context {
 
 // A JSON result (one or more lines) and its final newline, to ctx.output or stdout.
 void write_output(const Context& ctx, std::string_view text);
+// The writer of a result that ends with write_output(ctx, w.str()): on stdout it streams as it
+// grows; for ctx.output (`osearch mcp`, which bounds the whole text) it holds everything.
+JsonWriter output_writer(const Context& ctx);
 
 // Bad input is exit code 2 (engine/query/query.h); the CLI raises the same type for usage errors.
 using UsageError = BadInput;

@@ -116,7 +116,7 @@ void write_session_json(JsonWriter& w, const SessionRec& s) {
 }
 
 void print_json(const Context& ctx, const QueryResult& r) {
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   w.begin_object();
   write_envelope_fields(w, r);
   w.key("results");
@@ -128,7 +128,7 @@ void print_json(const Context& ctx, const QueryResult& r) {
 }
 
 void print_jsonl(const Context& ctx, const QueryResult& r) {
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   for (const auto& h : r.hits) write_hit(w, r, h);
   w.begin_object();
   w.key("summary");

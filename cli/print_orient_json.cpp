@@ -277,7 +277,7 @@ void write_overview_body(JsonWriter& w, const Overview& o) {
 // JSON: {envelope…, results:[…]}; JSONL: one result a line, then {"summary":{envelope}}.
 template <typename Rows, typename WriteRow>
 void print_rows(const Context& ctx, const OrientEnvelope& e, const Rows& rows, WriteRow&& write_row) {
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   if (ctx.format == Format::Jsonl) {
     for (const auto& r : rows) write_row(w, r);
     w.begin_object();
@@ -323,7 +323,7 @@ void print_workflows(const Context& ctx, const OrientEnvelope& e, const Workflow
 void print_workflow(const Context& ctx, const OrientEnvelope& e, const WorkflowTree& t) {
   if (ctx.format == Format::Text) return print_workflow_text(e, t, ctx.stdout_tty);
   const bool file = t.run.has_run_file();
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   if (ctx.format == Format::Jsonl) {  // the run, then one line per agent (with its phase), then the summary
     w.begin_object();
     write_workflow_row(w, t.run, true);
@@ -362,7 +362,7 @@ void print_workflow(const Context& ctx, const OrientEnvelope& e, const WorkflowT
 
 void print_overview(const Context& ctx, const OrientEnvelope& e, const Overview& o) {
   if (ctx.format == Format::Text) return print_overview_text(e, o, ctx.stdout_tty);
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   w.begin_object();
   if (ctx.format == Format::Jsonl) {  // one line: the overview is one result
     write_overview_body(w, o);

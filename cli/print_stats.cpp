@@ -94,7 +94,7 @@ std::string text_row(const StatsResult& r, const StatsRow& row) {
 }  // namespace
 
 void print_stats_json(const Context& ctx, const StatsResult& r) {
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   w.begin_object();
   write_envelope(w, r);
   w.key("rows");
@@ -106,7 +106,7 @@ void print_stats_json(const Context& ctx, const StatsResult& r) {
 }
 
 void print_stats_jsonl(const Context& ctx, const StatsResult& r) {
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   for (const auto& row : r.rows) write_row(w, r, row);
   w.begin_object();
   w.key("summary");

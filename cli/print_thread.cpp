@@ -181,7 +181,7 @@ void print_thread(const Context& ctx, const ThreadResult& r, const RunInfo& info
     text_footer("messages", r.messages.size(), r.total, info, st);
     return;
   }
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   if (ctx.format == Format::Jsonl) {
     for (const auto& m : r.messages) write_message(w, m);
     w.begin_object();
@@ -283,7 +283,7 @@ void print_context(const Context& ctx, const ContextResult& r, const RunInfo& in
     text_footer("sessions hold the message", r.matches.size(), r.matches.size(), info, st);
     return;
   }
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   if (ctx.format == Format::Jsonl) {
     for (const auto& m : r.matches) write_match(w, m);
     w.begin_object();
@@ -328,7 +328,7 @@ void print_trace(const Context& ctx, const TraceResult& r, const RunInfo& info) 
     text_footer("sessions hold the message", r.matches.size(), r.matches.size(), info, st);
     return;
   }
-  JsonWriter w;
+  JsonWriter w = output_writer(ctx);
   if (ctx.format == Format::Jsonl) {
     // The steps of each chain in turn, root first; the summary gives each chain's session and length.
     for (const auto& m : r.matches) write_steps(w, m.chain);

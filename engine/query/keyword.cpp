@@ -100,6 +100,33 @@ std::vector<std::string> matched_terms(const Xapian::Database& db, const std::ve
   return out;
 }
 
+// Each session hit's exact number of matching messages (title documents excluded), in one pass over
+// the query restricted to the hits' sessions: one count per session read the query terms' posting
+// lists once per hit (2,600 block reads for a two-word query on the 500 MB corpus).
+void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, const SessionEpochs& epochs,
+                           std::vector<Hit>& hits) {
+  std::vector<Xapian::Query> sessions;
+  for (const Hit& h : hits)
+    if (!h.memory) sessions.emplace_back(boolean_term(prefix::kSession, h.session.id));
+  if (sessions.empty()) return;
+  Xapian::Query in_sessions(Xapian::Query::OP_FILTER, q,
+                            Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end()));
+  in_sessions = Xapian::Query(Xapian::Query::OP_AND_NOT, in_sessions, Xapian::Query(std::string(prefix::kTitleDoc)));
+  Xapian::Enquire count(db);
+  count.set_query(in_sessions);
+  count.set_weighting_scheme(Xapian::BoolWeight());
+  Xapian::ValueCountMatchSpy per_session(kSlotSession);
+  count.add_matchspy(&per_session);
+  const HitDecider live(nullptr, epochs);
+  count.get_mset(0, 0, db.get_doccount(), nullptr, live.active() ? &live : nullptr);
+  std::map<std::string, Xapian::doccount, std::less<>> counts;
+  for (auto it = per_session.values_begin(); it != per_session.values_end(); ++it)
+    counts.emplace(*it, it.get_termfreq());
+  for (Hit& h : hits)
+    if (!h.memory)
+      if (auto c = counts.find(h.session.id); c != counts.end()) h.match_count = c->second;
+}
+
 QueryResult search_once(IndexReader& reader, const std::string& query, const Filters& f, const KeywordOptions& o) {
   PhaseTimer timer("keyword");
   QueryResult result;
@@ -205,21 +232,10 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     size_t b = 0, e = 0;
     if (!find_first_term(text, snippet_terms, b, e)) b = e = 0;
     hit.snippet = make_snippet(text, b, e, o.snippet_chars);
-    if (o.by_message) {
-      hit.match_count = 1;
-    } else {
-      // Exact count of matching messages in this session (title docs excluded).
-      Xapian::Query in_session(Xapian::Query::OP_FILTER, q, Xapian::Query(boolean_term(prefix::kSession, sid)));
-      in_session = Xapian::Query(Xapian::Query::OP_AND_NOT, in_session, Xapian::Query(std::string(prefix::kTitleDoc)));
-      Xapian::Enquire count(db);
-      count.set_query(in_session);
-      count.set_weighting_scheme(Xapian::BoolWeight());
-      const HitDecider live(nullptr, reader.epochs());
-      Xapian::MSet m = count.get_mset(0, 0, db.get_doccount(), nullptr, live.active() ? &live : nullptr);
-      hit.match_count = m.get_matches_estimated();
-    }
+    hit.match_count = o.by_message ? 1 : 0;  // a session's: count_session_matches below
     result.hits.push_back(std::move(hit));
   }
+  if (!o.by_message) count_session_matches(db, q, reader.epochs(), result.hits);
   timer.mark("hits");
   return result;
 }
