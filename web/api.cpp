@@ -16,7 +16,9 @@
 namespace osearch::web {
 namespace {
 
-using Run = std::function<void(const Context&, const QueryParams&, const std::string& id)>;
+// Returns the command's exit code: non-zero after a complete answer means the index is damaged
+// (status on a damaged index answers its parts, then 1).
+using Run = std::function<int(const Context&, const QueryParams&, const std::string& id)>;
 
 struct Endpoint {
   std::string_view name;    // the first path segment
@@ -60,16 +62,16 @@ std::string choice(const QueryParams& q, std::string_view name, std::vector<std:
   throw BadInput("usage", std::string(name) + ": \"" + v + "\" is not one of " + names);
 }
 
-void run_keyword(const Context& ctx, const QueryParams& q, const std::string&) {
+int run_keyword(const Context& ctx, const QueryParams& q, const std::string&) {
   SearchArgs s;
   fill_filters(q, s);
   s.words = {q.required("query")};
   s.by = choice(q, "by", {"session", "message"}, s.by);
   s.sort = choice(q, "sort", {"relevance", "newest", "oldest"}, s.sort);
-  cmd_keyword(ctx, s);
+  return cmd_keyword(ctx, s);
 }
 
-void run_content(const Context& ctx, const QueryParams& q, const std::string&) {
+int run_content(const Context& ctx, const QueryParams& q, const std::string&) {
   SearchArgs s;
   fill_filters(q, s);
   q.required("pattern");
@@ -91,16 +93,16 @@ void run_content(const Context& ctx, const QueryParams& q, const std::string&) {
       throw BadInput("usage", "timeout: \"" + t + "\" is not a number of seconds from 0.001 to 86400");
     s.timeout_s = seconds;
   }
-  cmd_content(ctx, s);
+  return cmd_content(ctx, s);
 }
 
-void run_list(const Context& ctx, const QueryParams& q, const std::string&) {
+int run_list(const Context& ctx, const QueryParams& q, const std::string&) {
   SearchArgs s;
   fill_filters(q, s);
-  cmd_list(ctx, s);
+  return cmd_list(ctx, s);
 }
 
-void run_thread(const Context& ctx, const QueryParams& q, const std::string& id) {
+int run_thread(const Context& ctx, const QueryParams& q, const std::string& id) {
   ThreadArgs t;
   t.target = id;
   t.around = q.text("around");
@@ -109,7 +111,7 @@ void run_thread(const Context& ctx, const QueryParams& q, const std::string& id)
   t.numbers.window = q.text("window");
   t.numbers.offset = q.text("offset");
   t.numbers.limit = q.text("limit");
-  cmd_thread(ctx, t);
+  return cmd_thread(ctx, t);
 }
 
 ThreadArgs message_args(const QueryParams& q, const std::string& uuid) {
@@ -121,22 +123,22 @@ ThreadArgs message_args(const QueryParams& q, const std::string& uuid) {
   return t;
 }
 
-void run_files(const Context& ctx, const QueryParams& q, const std::string&) {
+int run_files(const Context& ctx, const QueryParams& q, const std::string&) {
   FilesArgs f;
   f.path = q.required("path");
   f.no_commands = q.flag("no-commands");
   fill_filters(q, f.common);
-  cmd_files(ctx, f);
+  return cmd_files(ctx, f);
 }
 
-void run_failures(const Context& ctx, const QueryParams& q, const std::string&) {
+int run_failures(const Context& ctx, const QueryParams& q, const std::string&) {
   FailuresArgs f;
   f.max_chars = q.text("max-chars");
   fill_filters(q, f.common);
-  cmd_failures(ctx, f);
+  return cmd_failures(ctx, f);
 }
 
-void run_stats(const Context& ctx, const QueryParams& q, const std::string& kind) {
+int run_stats(const Context& ctx, const QueryParams& q, const std::string& kind) {
   StatsArgs s;
   s.kind = kind;
   if (kind != "tokens" && kind != "tools" && kind != "files" && kind != "models" && kind != "daily")
@@ -144,7 +146,7 @@ void run_stats(const Context& ctx, const QueryParams& q, const std::string& kind
   s.by = q.text("by");
   s.utc = q.flag("utc");
   fill_filters(q, s.search);
-  cmd_stats(ctx, s);
+  return cmd_stats(ctx, s);
 }
 
 OrientArgs orient_args(const QueryParams& q) {
@@ -157,16 +159,16 @@ OrientArgs orient_args(const QueryParams& q) {
   return o;
 }
 
-void run_overview(const Context& ctx, const QueryParams& q, const std::string&) {
+int run_overview(const Context& ctx, const QueryParams& q, const std::string&) {
   OrientArgs o;
   o.project = q.text("project");
   o.cwd = q.text("cwd");
   o.sessions_n = q.text("sessions");
   o.projects_n = q.text("projects");
-  cmd_overview(ctx, o);
+  return cmd_overview(ctx, o);
 }
 
-void run_memories(const Context& ctx, const QueryParams& q, const std::string&) {
+int run_memories(const Context& ctx, const QueryParams& q, const std::string&) {
   MemoryArgs m;
   m.query = q.text("query");
   m.all = q.flag("all");
@@ -175,7 +177,7 @@ void run_memories(const Context& ctx, const QueryParams& q, const std::string&) 
   m.until = q.text("until");
   m.limit = q.text("limit");
   m.offset = q.text("offset");
-  cmd_memory_list(ctx, m);
+  return cmd_memory_list(ctx, m);
 }
 
 const std::vector<Endpoint>& endpoints() {
@@ -194,22 +196,22 @@ const std::vector<Endpoint>& endpoints() {
       {"thread", "GET", Id::One, "",
        {{"around"}, {"window"}, {"offset"}, {"limit"}, {"include-meta", Kind::Flag}, {"max-chars"}}, run_thread},
       {"context", "GET", Id::One, "", {{"session"}, {"max-chars"}, {"depth"}},
-       [](const Context& c, const QueryParams& q, const std::string& id) { cmd_context(c, message_args(q, id)); }},
+       [](const Context& c, const QueryParams& q, const std::string& id) { return cmd_context(c, message_args(q, id)); }},
       {"trace", "GET", Id::One, "", {{"session"}, {"max-chars"}, {"depth"}},
-       [](const Context& c, const QueryParams& q, const std::string& id) { cmd_trace(c, message_args(q, id)); }},
+       [](const Context& c, const QueryParams& q, const std::string& id) { return cmd_trace(c, message_args(q, id)); }},
       {"files", "GET", Id::None, "", with(filter_params(), {{"path"}, {"no-commands", Kind::Flag}}), run_files},
       {"failures", "GET", Id::None, "", with(filter_params(), {{"max-chars"}}), run_failures},
       {"stats", "GET", Id::One, "", stats_params(), run_stats},
       {"overview", "GET", Id::None, "", {{"project"}, {"cwd"}, {"sessions"}, {"projects"}}, run_overview},
       {"subagents", "GET", Id::None, "", scope_params(),
-       [](const Context& c, const QueryParams& q, const std::string&) { cmd_subagents(c, orient_args(q)); }},
+       [](const Context& c, const QueryParams& q, const std::string&) { return cmd_subagents(c, orient_args(q)); }},
       {"workflows", "GET", Id::None, "", scope_params(),
-       [](const Context& c, const QueryParams& q, const std::string&) { cmd_workflows(c, orient_args(q)); }},
+       [](const Context& c, const QueryParams& q, const std::string&) { return cmd_workflows(c, orient_args(q)); }},
       {"workflow", "GET", Id::One, "", {},
        [](const Context& c, const QueryParams&, const std::string& id) {
          OrientArgs o;
          o.run_id = id;
-         cmd_workflow(c, o);
+         return cmd_workflow(c, o);
        }},
       {"memories", "GET", Id::None, "",
        {{"query"}, {"all", Kind::Flag}, {"project", Kind::Texts}, {"since"}, {"until"}, {"limit"}, {"offset"}},
@@ -219,14 +221,14 @@ const std::vector<Endpoint>& endpoints() {
          MemoryArgs m;
          m.id = id;
          m.reason = q.required("reason");
-         cmd_memory_forget(c, m);
+         return cmd_memory_forget(c, m);
        },
        true},
       {"memories", "POST", Id::MemoryAction, "restore", {},
        [](const Context& c, const QueryParams&, const std::string& id) {
          MemoryArgs m;
          m.id = id;
-         cmd_memory_restore(c, m);
+         return cmd_memory_restore(c, m);
        },
        true},
       {"memories", "GET", Endpoint::Id::One, "", {{"history", Kind::Flag}},
@@ -234,9 +236,9 @@ const std::vector<Endpoint>& endpoints() {
          MemoryArgs m;
          m.id = id;
          m.history = q.flag("history");
-         cmd_memory_show(c, m);
+         return cmd_memory_show(c, m);
        }},
-      {"status", "GET", Id::None, "", {}, [](const Context& c, const QueryParams&, const std::string&) { cmd_status(c); },
+      {"status", "GET", Id::None, "", {}, [](const Context& c, const QueryParams&, const std::string&) { return cmd_status(c); },
        true},
   };
   return all;
@@ -337,9 +339,10 @@ ApiResponse Api::dispatch(std::string_view method, std::string_view path, const 
   // LMDB allows one open of an env per process: the kept reader is closed before a command that
   // opens the index itself.
   if (e->opens_own_env) readers_.drop();
-  e->run(ctx, q, id);
+  const int code = e->run(ctx, q, id);
   while (!out.empty() && out.back() == '\n') out.pop_back();
-  return {200, std::move(out), ""};
+  if (code != 0) readers_.drop();
+  return {code == 0 ? 200 : 500, std::move(out), ""};
 }
 
 ApiResponse Api::handle(std::string_view method, std::string_view path, const Params& params) {

@@ -1,6 +1,6 @@
 // The memory list: active and archived memories, the file rendered as markdown, anchors as links,
 // forget and restore (POST with the token header).
-import { api, el, clear, when, errorBox, toast } from './util.js';
+import { api, el, append, clear, when, errorBox, toast } from './util.js';
 import { renderMarkdown } from './markdown.js';
 
 function anchorLink(a) {
@@ -67,8 +67,8 @@ export function showMemories(root) {
       const archived = items.filter((m) => m.deleted_at);
       status.textContent = `${active.length} active, ${archived.length} archived`;
       if (!items.length) list.append(el('p', { class: 'empty' }, 'No memories yet: `osearch memory remember --path FILE --summary TEXT`.'));
-      if (active.length) list.append(el('h2', {}, 'Active'), active.map((m) => card(m, reload)));
-      if (archived.length) list.append(el('h2', {}, 'Archived'), archived.map((m) => card(m, reload)));
+      if (active.length) append(list, [el('h2', {}, 'Active'), active.map((m) => card(m, reload))]);
+      if (archived.length) append(list, [el('h2', {}, 'Archived'), archived.map((m) => card(m, reload))]);
     } catch (e) {
       clear(status).append(errorBox(e));
     }

@@ -95,6 +95,7 @@ async function loadProjects() {
       'All projects', el('span', { class: 'n' }, String(o.index.sessions))));
     sidebarNode.append(all);
     for (const p of o.projects.items) {
+      if (!p.project) continue; // sessions without a project are under "All projects" only
       const name = p.project_path || p.project;
       sidebarNode.append(el('li', {}, el('a', {
         href: '#', title: name, 'data-project': p.project,
@@ -107,9 +108,12 @@ async function loadProjects() {
   }
 }
 
-export function refreshSessions() {
+// The index changed: the projects and the first page again (search results too), keeping the selection.
+export async function refreshSessions() {
   loadProjects();
-  if (!state.query) load(false);
+  const selected = state.selected;
+  await load(false);
+  if (selected >= 0 && listNode) select(selected);
 }
 
 function select(i) {

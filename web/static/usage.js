@@ -36,7 +36,9 @@ function heatmap(rows) {
 }
 
 function lineChart(rows) {
-  const pts = rows.slice().reverse(); // oldest first
+  // The heatmap's year, oldest first (a stray early day, such as a zero timestamp, would flatten the rest).
+  const latest = rows.length ? new Date(rows[0].day + 'T12:00:00').getTime() : 0;
+  const pts = rows.filter((r) => latest - new Date(r.day + 'T12:00:00').getTime() <= 371 * DAY).reverse();
   const w = 660, h = 160, pad = 40;
   const svg = el('svg', { class: 'line-chart', width: w, height: h + 24, role: 'img', 'aria-label': 'tokens per day, line' });
   if (!pts.length) return svg;
