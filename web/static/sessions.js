@@ -68,6 +68,7 @@ function render(answer, append) {
     summary.textContent = `${state.rows.length} of ${state.total}${answer.total_exact === false ? '+' : ''} sessions${took}`
       + (answer.timed_out ? ' (time budget reached)' : '');
   }
+  if (state.rows.length && !performance.getEntriesByName('first-rows').length) performance.mark('first-rows'); // bench/web_page_load.mjs
   moreNode.hidden = state.rows.length >= state.total || !(answer.results || []).length;
   if (!state.rows.length) listNode.append(el('li', { class: 'empty' }, state.query ? 'No match.' : 'No sessions.'));
 }
