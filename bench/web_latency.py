@@ -14,7 +14,7 @@ unless --no-refresh), then measures over HTTP on one keep-alive connection:
   thread      /api/thread/<the longest session>?limit=400 (the thread view's first page)
 and, when node and tests/web's puppeteer-core and /usr/bin/chromium are there, the first page load in
 headless chromium (bench/web_page_load.mjs): navigation start to the load event, and to the first session
-row drawn. Medians and p99 in ms; prints one JSON object.
+row drawn, in a fresh browser context (which starts a renderer process) and on a reload of the same tab. Medians and p99 in ms; prints one JSON object.
 """
 import argparse
 import http.client
@@ -101,7 +101,10 @@ def chromium_load(url, runs):
     if r.returncode != 0:
         return {"error": r.stderr[-600:]}
     samples = json.loads(r.stdout)
-    return {"load_event": stats([s["load"] for s in samples]), "first_rows": stats([s["rows"] for s in samples])}
+    return {"load_event": stats([s["load"] for s in samples]), "first_rows": stats([s["rows"] for s in samples]),
+            "html_received": stats([s["commit"] for s in samples]),
+            "reload_load_event": stats([s["reload"] for s in samples]),
+            "reload_first_rows": stats([s["reload_rows"] for s in samples])}
 
 
 def main():
