@@ -49,7 +49,8 @@ bool is_loopback_host(std::string_view host) {
 
 bool host_header_ok(std::string_view header, std::string_view bound_host, int port) {
   header = trim(header);
-  const std::string suffix = ":" + std::to_string(port);
+  std::string suffix(1, ':');  // not ":" + to_string(): GCC 12 warns falsely (-Wrestrict) on that inlined form
+  suffix += std::to_string(port);
   if (header.size() <= suffix.size() || header.substr(header.size() - suffix.size()) != suffix) return false;
   const std::string_view name = header.substr(0, header.size() - suffix.size());
   if (name == "127.0.0.1" || iequal(name, "localhost") || name == "[::1]") return true;
