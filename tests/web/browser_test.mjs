@@ -160,6 +160,14 @@ try {
   await page.waitForSelector(`#memory-${memory.id} details.memory-file .md h3`);
   assert.equal(await page.$eval(`#memory-${memory.id} .memory-file .md a`, (a) => a.getAttribute('href')), 'https://example.com/docs');
   await shot('07-memories');
+  // An anchor leads to the file's history of tool calls.
+  assert.equal(await page.$eval(`#memory-${memory.id} .anchors a`, (a) => a.getAttribute('href')),
+    '#/files?path=' + encodeURIComponent('/work/Makefile'));
+  await page.goto(`${origin}/#/files?path=${encodeURIComponent('a.txt')}`, { waitUntil: 'load' });
+  await page.waitForSelector('.touch .diff .dl.add');
+  await shot('07b-file-history');
+  await page.goto(`${origin}/#/memories`, { waitUntil: 'load' });
+  await page.waitForSelector(`#memory-${memory.id} button.forget`);
   await page.click(`#memory-${memory.id} button.forget`);
   await page.waitForSelector(`#memory-${memory.id}.archived`, { timeout: 15000 });
   assert.equal(cli('memory', 'list').total, 0);

@@ -5,18 +5,23 @@ import { showSessions, refreshSessions, sessionKeys } from './sessions.js';
 import { showThread } from './thread.js';
 import { showMemories } from './memories.js';
 import { showUsage } from './usage.js';
+import { showFiles } from './files.js';
 
 const view = document.getElementById('view');
 let current = { name: '', key: null };
 
 function route() {
-  const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
-  const parts = hash.split('?')[0].split('/').filter(Boolean);
-  const params = new URLSearchParams(hash.includes('?') ? hash.slice(hash.indexOf('?') + 1) : '');
+  // #/thread/ID/UUID, #/files?path=P: each segment and parameter decoded on its own.
+  const raw = location.hash.replace(/^#/, '') || '/';
+  const q = raw.indexOf('?');
+  const parts = (q < 0 ? raw : raw.slice(0, q)).split('/').filter(Boolean).map((p) => {
+    try { return decodeURIComponent(p); } catch { return p; }
+  });
+  const params = new URLSearchParams(q < 0 ? '' : raw.slice(q + 1));
   let name = parts[0] || 'sessions';
-  if (!['sessions', 'thread', 'memories', 'usage'].includes(name)) name = 'sessions';
+  if (!['sessions', 'thread', 'memories', 'usage', 'files'].includes(name)) name = 'sessions';
   for (const a of document.querySelectorAll('nav a'))
-    a.classList.toggle('active', a.dataset.nav === (name === 'thread' ? 'sessions' : name));
+    a.classList.toggle('active', a.dataset.nav === (name === 'thread' || name === 'files' ? 'sessions' : name));
   // A deep link to another message of the thread on screen only scrolls.
   if (name === 'thread' && current.name === 'thread' && current.key === parts[1]) {
     current.scrollTo(parts[2]);
@@ -27,6 +32,7 @@ function route() {
   if (name === 'thread') current.scrollTo = showThread(view, parts[1], parts[2]);
   else if (name === 'memories') showMemories(view);
   else if (name === 'usage') showUsage(view);
+  else if (name === 'files') showFiles(view, params);
   else showSessions(view, params);
 }
 

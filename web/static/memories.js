@@ -9,7 +9,9 @@ function anchorLink(a) {
     const [session, uuid] = String(a.path).split('#');
     return el('a', { href: '#/thread/' + encodeURIComponent(session) + (uuid ? '/' + encodeURIComponent(uuid) : '') }, label);
   }
-  return el('code', { class: 'anchor', title: a.kind }, label);
+  if (a.kind === 'url' && /^https?:\/\//i.test(a.path)) return el('a', { href: a.path, rel: 'noopener noreferrer', target: '_blank' }, label);
+  // A file (or any other path): its history of tool calls.
+  return el('a', { class: 'anchor', title: 'tool calls that touched it', href: '#/files?path=' + encodeURIComponent(a.path) }, label);
 }
 
 function card(m, reload) {

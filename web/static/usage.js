@@ -60,11 +60,11 @@ function lineChart(rows) {
   return svg;
 }
 
-function bars(title, rows, label, value, extra) {
+function bars(title, rows, label, value, extra, href) {
   const max = Math.max(1, ...rows.map(value));
   return el('section', { class: 'card' }, el('h2', {}, title),
     el('table', { class: 'bars' }, el('tbody', {}, rows.map((r) => el('tr', {},
-      el('td', { class: 'label', title: label(r) }, label(r)),
+      el('td', { class: 'label', title: label(r) }, href ? el('a', { href: href(r) }, label(r)) : label(r)),
       el('td', { class: 'bar-cell' }, el('div', { class: 'bar', 'data-w': Math.round((value(r) / max) * 100) })),
       el('td', { class: 'num' }, number(value(r))),
       extra ? extra(r) : null)))));
@@ -98,7 +98,8 @@ export function showUsage(root) {
         el('div', { class: 'grid2' },
           bars('Tool calls', tools.rows || [], (r) => r.tool, (r) => r.tool_calls,
             (r) => el('td', { class: 'num' + (r.failure_rate > 0.1 ? ' bad' : '') }, (r.failure_rate * 100).toFixed(1) + '% failed')),
-          bars('Most-touched files', files.rows || [], (r) => r.file, (r) => r.touches)));
+          bars('Most-touched files', files.rows || [], (r) => r.file, (r) => r.touches, null,
+            (r) => '#/files?path=' + encodeURIComponent(r.file))));
       sizeBars(page);
     } catch (e) {
       clear(page).append(el('h1', {}, 'Usage'), errorBox(e));
