@@ -4,7 +4,8 @@
 import { api, el, clear, when, number, errorBox, copyText } from './util.js';
 import { diffOf } from './diff.js';
 
-const PAGE = 400;        // messages per API call
+const FIRST_PAGE = 100;  // the first call small: the top of the thread shows sooner
+const PAGE = 400;        // messages per API call after it
 const CHUNK = 40;        // messages rendered per frame
 const FOLD_LINES = 30;   // longer texts are folded
 const FOLD_CHARS = 4000;
@@ -137,7 +138,8 @@ export function showThread(root, sessionId, targetUuid) {
     try {
       let offset = 0;
       for (;;) {
-        const t = await api('thread/' + encodeURIComponent(sessionId), { offset, limit: PAGE, 'max-chars': 100000 });
+        const limit = offset === 0 ? FIRST_PAGE : PAGE;
+        const t = await api('thread/' + encodeURIComponent(sessionId), { offset, limit, 'max-chars': 100000 });
         if (cancelled || !root.isConnected) return;
         if (offset === 0) list.before(header(t.session));
         offset += t.returned;
