@@ -32,7 +32,7 @@ import urllib.parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 WORDS = ["error", "migration", "test", "function", "database", "config", "deploy", "refactor"]
 ASSETS = ["/app.css", "/app.js", "/util.js", "/sessions.js", "/thread.js", "/diff.js", "/memories.js",
-          "/markdown.js", "/usage.js"]
+          "/markdown.js", "/usage.js", "/files.js"]
 
 
 def stats(xs):
