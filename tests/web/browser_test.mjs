@@ -168,11 +168,17 @@ try {
   await shot('07b-file-history');
   await page.goto(`${origin}/#/memories`, { waitUntil: 'load' });
   await page.waitForSelector(`#memory-${memory.id} button.forget`);
-  await page.click(`#memory-${memory.id} button.forget`);
+  // Clicked inside the page in one step: the list may be redrawn (the live update) between a lookup and a click.
+  const press = (selector) => page.waitForFunction((sel) => {
+    const b = document.querySelector(sel);
+    if (b) b.click();
+    return !!b;
+  }, { timeout: 15000 }, selector);
+  await press(`#memory-${memory.id} button.forget`);
   await page.waitForSelector(`#memory-${memory.id}.archived`, { timeout: 15000 });
   assert.equal(cli('memory', 'list').total, 0);
   await shot('08-memory-archived');
-  await page.click(`#memory-${memory.id} button.restore`);
+  await press(`#memory-${memory.id} button.restore`);
   await page.waitForSelector(`#memory-${memory.id}:not(.archived)`, { timeout: 15000 });
   assert.equal(cli('memory', 'list').total, 1);
 

@@ -30,7 +30,7 @@ function route() {
   current = { name, key: parts[1] || null, scrollTo: () => {} };
   clear(view);
   if (name === 'thread') current.scrollTo = showThread(view, parts[1], parts[2]);
-  else if (name === 'memories') showMemories(view);
+  else if (name === 'memories') current.reload = showMemories(view);
   else if (name === 'usage') showUsage(view);
   else if (name === 'files') showFiles(view, params);
   else showSessions(view, params);
@@ -46,7 +46,7 @@ async function poll() {
     live.classList.remove('down');
     if (generation !== null && g.generation !== generation) {
       if (current.name === 'sessions') refreshSessions();
-      if (current.name === 'memories') showMemories(clear(view));
+      if (current.name === 'memories' && current.reload) current.reload();
     }
     generation = g.generation;
   } catch {

@@ -76,4 +76,5 @@ export function showMemories(root) {
     }
   };
   reload();
+  return reload;
 }
