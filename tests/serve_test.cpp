@@ -305,7 +305,7 @@ TEST_CASE("serve: the generation changes when a session arrives or a memory chan
   CHECK(parse(s.ok("/api/generation"))["generation"].i != after_session["generation"].i);
 }
 
-TEST_CASE("serve: every API call and page needs the token; the cookie is set by the first page load", "[serve]") {
+TEST_CASE("serve: every API call and page needs the token, made a cookie by the first page load", "[serve]") {
   Served s;
   s.start();
   s.error("/api/list", 401, "unauthorized", {});
@@ -451,7 +451,7 @@ TEST_CASE("serve: a damaged index is 500 with the error object", "[serve]") {
   CHECK(s.get("/api/status").status == 500);
 }
 
-TEST_CASE("serve: a bind beyond loopback needs --token; `osearch serve` execs osearch-serve beside it", "[serve]") {
+TEST_CASE("serve: a bind beyond loopback needs --token, and `osearch serve` execs osearch-serve beside it", "[serve]") {
   TempDir tmp("serve");
   RunOptions serve_bin;
   serve_bin.binary = OSEARCH_SERVE_BINARY;
