@@ -94,6 +94,7 @@ struct WebServer::Impl {
   std::condition_variable idle_cv;
   bool stopping = false;
   std::atomic<bool> run_returned{false};
+  bool verbose = false;  // log each request to stderr
 
   std::string bind_host() const { return options.host == "localhost" ? "127.0.0.1" : options.host; }
 
@@ -204,14 +205,12 @@ struct WebServer::Impl {
       set_guard_headers(res);
       answer_json(res, 500, error_json("error", "internal error"));
     });
-    if (api_verbose)
+    if (verbose)
       http.set_logger([](const httplib::Request& req, const httplib::Response& res) {
         // The path only: the query string may carry the token.
         std::fprintf(stderr, "osearch serve: %s %s %d\n", req.method.c_str(), req.path.c_str(), res.status);
       });
   }
-  bool api_verbose = false;
-
   void housekeeping() {
     std::unique_lock lock(idle_mu);
     while (!idle_cv.wait_for(lock, std::chrono::seconds(1), [this] { return stopping; }))
@@ -223,7 +222,7 @@ WebServer::WebServer(Context ctx, ServeOptions options) {
   check_serve_options(options);
   const bool verbose = ctx.verbose;
   impl_ = std::make_unique<Impl>(std::move(ctx), std::move(options));
-  impl_->api_verbose = verbose;
+  impl_->verbose = verbose;
   impl_->install_routes();
 }
 

@@ -1,6 +1,6 @@
 // The osearch web app: a hash router over four views (sessions, thread, memories, usage) and the
 // live-update poll of /api/generation.
-import { api, el, clear } from './util.js';
+import { api, clear } from './util.js';
 import { showSessions, refreshSessions, sessionKeys } from './sessions.js';
 import { showThread } from './thread.js';
 import { showMemories } from './memories.js';
@@ -76,4 +76,3 @@ document.addEventListener('keydown', (e) => {
 window.addEventListener('hashchange', route);
 route();
 poll();
-void el;
