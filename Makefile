@@ -60,6 +60,7 @@ bench: build
 
 install: build
 	install -m 0755 $(BUILD)/osearch $(PREFIX)/bin/osearch
+	install -m 0755 $(BUILD)/osearch-serve $(PREFIX)/bin/osearch-serve
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -27,6 +27,8 @@ run goes on when a command fails):
   list              osearch list (median of 21)
   watch latency     keyword and list on the default path with a live `index --watch`, walking, and with
                     --no-refresh; an appended line's time to be found (bench/watch_latency.py)
+  web               `osearch serve`: the first page load (HTTP requests, and in headless chromium) and the
+                    /api/keyword round trip, medians and p99 (bench/web_latency.py)
   commands          the issue-10 query commands (bench/bench_commands.py): thread, context, trace, files,
                     failures (+ stats, subagents, workflows, overview once built), 21 runs each on the default
                     path and with --no-refresh; the scoped ones again on a corpus a quarter the size; SQLite peers
@@ -335,6 +337,13 @@ def main():
                      "--corpus", corpus, "--runs", "7" if q else "21"], env=env, timeout=1800)
             return parse_json(r.get("stdout", "")) if r["ok"] else {"error": r.get("error")}
         step("watch_latency", watch_step)
+
+        # 6c. the web app (issue 14): first page load and a search round trip over HTTP, and in chromium
+        def web_step():
+            r = run([sys.executable, os.path.join(HERE, "web_latency.py"), "--osearch", osearch, "--index", idx,
+                     "--corpus", corpus, "--runs", "20" if q else "50"], env=env, timeout=900)
+            return parse_json(r.get("stdout", "")) if r["ok"] else {"error": r.get("error")}
+        step("web", web_step)
 
         # 6b. the issue-10 query commands, side by side with SQLite peers, and the scale check
         step("commands", lambda: commands_line(args, osearch, env, log, corpus, idx))

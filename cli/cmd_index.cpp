@@ -330,7 +330,7 @@ int status_damaged(const Context& ctx, const IndexDamaged& first) {
     w.key("damaged");
     print_check_parts(w, damaged);
     w.end_object();
-    std::printf("%s\n", w.str().c_str());
+    write_output(ctx, w.str());
   }
   report_error(&ctx, "index-damaged", IndexDamaged(damaged.front().part, damaged.front().problem).what());
   return 1;
@@ -435,7 +435,7 @@ int cmd_status(const Context& ctx) {
   }
   w.end_array();
   w.end_object();
-  std::printf("%s\n", w.str().c_str());
+  write_output(ctx, w.str());
   return 0;
 }
 

@@ -265,14 +265,17 @@ int cmd_memory_forget(const Context& ctx, const MemoryArgs& a) {
   return print_one(ctx, "memory_forget", c.record, "already_deleted", !c.changed);
 }
 
+int cmd_memory_show(const Context& ctx, const MemoryArgs& a) { return run_show(ctx, a); }
+int cmd_memory_restore(const Context& ctx, const MemoryArgs& a) {
+  MemoryChange c = restore_memory(ctx.index_dir, a.id, now_ms());
+  return print_one(ctx, "memory_restore", c.record, "already_active", !c.changed);
+}
+
 std::optional<int> run_memory_command(const Context& ctx, const MemoryArgs& a) {
   if (!a.root || !*a.root) return std::nullopt;
   if (*a.remember) return cmd_memory_remember(ctx, a);
   if (*a.forget) return cmd_memory_forget(ctx, a);
-  if (*a.restore) {
-    MemoryChange c = restore_memory(ctx.index_dir, a.id, now_ms());
-    return print_one(ctx, "memory_restore", c.record, "already_active", !c.changed);
-  }
+  if (*a.restore) return cmd_memory_restore(ctx, a);
   if (*a.list) return cmd_memory_list(ctx, a);
   if (*a.show) return run_show(ctx, a);
   if (*a.exporter) return run_export(ctx);

@@ -33,6 +33,8 @@ std::optional<int> run_memory_command(const Context& ctx, const MemoryArgs& args
 // Each command on its own (the MCP server calls them with args it filled in).
 int cmd_memory_remember(const Context& ctx, const MemoryArgs& args);
 int cmd_memory_forget(const Context& ctx, const MemoryArgs& args);
+int cmd_memory_restore(const Context& ctx, const MemoryArgs& args);
+int cmd_memory_show(const Context& ctx, const MemoryArgs& args);
 int cmd_memory_list(const Context& ctx, const MemoryArgs& args);
 
 }  // namespace osearch

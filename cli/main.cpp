@@ -11,6 +11,7 @@
 #include "cli/cmd_memory.h"
 #include "cli/cmd_archive.h"
 #include "cli/cmd_orient.h"
+#include "cli/cmd_serve.h"
 #include "cli/commands.h"
 #include "cli/verbatim_args.h"
 #include "engine/store/errors.h"
@@ -69,7 +70,7 @@ void add_stats_filters(CLI::App* cmd, FilterArgs& f, SearchArgs& s) {
 constexpr std::string_view kCommandNames[] = {
     "index",     "status",    "check",    "keyword",  "content", "list",  "thread", "context", "trace",
     "files",     "failures",  "subagents", "workflows", "workflow", "overview", "stats", "memory", "prune",
-    "export",    "import",    "mcp"};
+    "export",    "import",    "mcp",       "serve"};
 
 // The command argv names: its first word that is not a global option or a global option's value.
 // Empty when that is not plain (help, an unknown option, a misspelt command): then every command
@@ -281,6 +282,9 @@ int main(int argc, char** argv) {
     mcp->add_flag("--allow-writes", mcp_allow_writes, "offer memory_remember and memory_forget");
   }
 
+  ServeArgs serve_args;
+  CLI::App* serve = wanted({"serve"}) ? add_serve_command(app, serve_args) : nullptr;  // execs osearch-serve
+
   restore_verbatim_values(app);  // after the last option: every value reaches the engine byte for byte
 
   Context ctx;
@@ -310,6 +314,7 @@ int main(int argc, char** argv) {
     if (auto code = run_memory_command(ctx, mem)) return *code;
     if (auto code = run_archive_command(ctx, archive)) return *code;
     if (given(mcp)) return mcp::run_mcp_server(ctx, mcp_allow_writes);
+    if (given(serve)) return cmd_serve_exec(argc, argv);
   } catch (const CLI::CallForHelp&) {
     std::printf("%s", app.help().c_str());
     return 0;

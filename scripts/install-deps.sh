@@ -9,6 +9,7 @@ packages=(
   libzstd-dev libcli11-dev catch2 libbenchmark-dev libjemalloc-dev
   clang libclang-rt-14-dev ccache
   python3 ripgrep sqlite3 strace
+  libcpp-httplib-dev chromium
 )
 
 missing=()
@@ -34,10 +35,13 @@ fi
 # The MCP client test (tests/mcp): the npm packages its package-lock.json pins, and node and npm
 # from Debian when they are missing.
 repo="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-if [ ! -d "$repo/tests/mcp/node_modules" ]; then
-  node_packages=()
-  command -v node >/dev/null || node_packages+=(nodejs)
-  command -v npm >/dev/null || node_packages+=(npm)
-  if [ ${#node_packages[@]} -gt 0 ]; then apt_install "${node_packages[@]}"; fi
-  npm ci --prefix "$repo/tests/mcp" --no-audit --no-fund --loglevel=error >&2
-fi
+# The web app's browser test (tests/web): puppeteer-core, which drives Debian's chromium.
+for node_test in tests/mcp tests/web; do
+  if [ ! -d "$repo/$node_test/node_modules" ]; then
+    node_packages=()
+    command -v node >/dev/null || node_packages+=(nodejs)
+    command -v npm >/dev/null || node_packages+=(npm)
+    if [ ${#node_packages[@]} -gt 0 ]; then apt_install "${node_packages[@]}"; fi
+    npm ci --prefix "$repo/$node_test" --no-audit --no-fund --loglevel=error >&2
+  fi
+done
