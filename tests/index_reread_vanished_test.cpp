@@ -15,15 +15,20 @@ std::set<std::string> message_texts(const std::string& idx, const std::string& s
   return out;
 }
 
+// The shared Claude fixtures copied to `src` and indexed into `idx`; the experiments session as stored.
+SessionRec indexed_copy(const std::string& src, const std::string& idx) {
+  copy_tree(claude_data_dir(), src);
+  index_tree(idx, src);
+  return all_sessions(idx).at(kExperimentsSid);
+}
+
 }  // namespace
 
 TEST_CASE("index: a session re-read after one of its transcripts vanished keeps that transcript's messages",
           "[index][reread]") {
   TempDir tmp("reread-vanished");
   const std::string src = tmp / "src", idx = tmp / "idx";
-  copy_tree(claude_data_dir(), src);
-  index_tree(idx, src);
-  const auto before = all_sessions(idx).at(kExperimentsSid);
+  const auto before = indexed_copy(src, idx);
   const std::set<std::string> texts = message_texts(idx, kExperimentsSid);
   REQUIRE(before.message_count > 0);
 
@@ -46,7 +51,7 @@ TEST_CASE("index: a session re-read after one of its transcripts vanished keeps 
     CHECK(all_sessions(idx).at(kExperimentsSid).message_count == before.message_count);
     CHECK(message_texts(idx, kExperimentsSid) == texts);
   }
-  // keyword still finds the vanished transcript's words, and the index checks clean.
+  // Every stored message is still there, and the index checks clean.
   const auto kept = session_messages(idx, kExperimentsSid);
   CHECK(kept.size() == texts.size());
   RunResult check = run_osearch({"check", "--index", idx, "--source", "claude=" + src, "--format", "json"});
@@ -58,9 +63,7 @@ TEST_CASE("index: a replaced transcript whose session lost no file is still read
           "[index][reread]") {
   TempDir tmp("reread-whole");
   const std::string src = tmp / "src", idx = tmp / "idx";
-  copy_tree(claude_data_dir(), src);
-  index_tree(idx, src);
-  const auto before = all_sessions(idx).at(kExperimentsSid);
+  const auto before = indexed_copy(src, idx);
   // The file's first ten lines under a new inode: the session is rebuilt from its files, so it has
   // fewer messages than before (a drop, not a merge).
   const std::string whole = read_file(src + "/" + kMain);
