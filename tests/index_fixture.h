@@ -110,7 +110,7 @@ std::vector<StoredMessage> session_messages(const std::string& idx, const std::s
 
 std::optional<StoredMessage> message_by_uuid(const std::string& idx, const std::string& sid, const std::string& uuid) {
   IndexReader r(idx);
-  auto key = r.txn().get(r.db().msg_uuid, pair_key(uuid, sid));
+  auto key = r.txn().get(r.db().msg_uuid, message_uuid_key(sid, uuid));
   if (!key) return std::nullopt;
   auto m = r.message(*key);
   if (!m) return std::nullopt;

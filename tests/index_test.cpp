@@ -535,6 +535,19 @@ TEST_CASE("index: titles follow custom-title then ai-title then summary by leafU
     CHECK(s2.at(name).title() == s.at(name).title());
   }
 
+  // One run with a batch per line: a summary's leaf stored before it is then in the batch whose
+  // shards are being written or in a committed shard (found by its uuid term, engine/index/text_index.h).
+  TempDir tmp4("titles4");
+  IndexOptions one_line_batches;
+  one_line_batches.flush_bytes = 1;
+  const std::string idx4 = tmp4 / "idx";
+  index_tree(idx4, src, one_line_batches);
+  auto s4 = all_sessions(idx4);
+  for (const char* name : {"s-custom", "s-ai", "s-sum", "s-last", "s-first", "s-long"}) {
+    INFO(name);
+    CHECK(s4.at(name).title() == s.at(name).title());
+  }
+
   // And the other way round: the session first, its summary in a later run.
   TempDir tmp3("titles3");
   const std::string src3 = tmp3 / "src";

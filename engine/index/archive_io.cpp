@@ -104,7 +104,9 @@ ArchiveTables ArchiveTables::of(const Dbis& db) {
 //   14 -> 15 appended its transcript's usage, model and workflow run to a subagent record, which
 //            an older record lacks (SubagentRec::usage_complete says so);
 //   15 -> 16 added the usage aggregates (rebuilt for each session by write_session) and a
-//            usage_seen value (an older empty one reads as "counted, amount unknown").
+//            usage_seen value (an older empty one reads as "counted, amount unknown");
+//   16 -> 17 keyed msg_uuid session first and gave message documents a uuid term: both are
+//            derived (write_session, and the rebuild's documents), so no record changes.
 std::optional<SchemaSteps> schema_steps(uint64_t from, uint64_t to) {
   if (from < kOldestMigratedSchema || from > to || to > kSchemaVersion) return std::nullopt;
   SchemaSteps s;
@@ -177,7 +179,7 @@ void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSessi
     m.text_offset = log.append(m.key, flags, text);
     m.text_len = text.size();
     w.put(db.messages, m.key, m.encode());
-    w.put(db.msg_uuid, pair_key(m.uuid, s.id), m.key);
+    w.put(db.msg_uuid, message_uuid_key(s.id, m.uuid), m.key);
   }
   for (const auto& kv : s.tool_calls) {
     w.put(db.tool_calls, kv.key, kv.value);

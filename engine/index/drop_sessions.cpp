@@ -64,7 +64,7 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     const std::string pfx = sid + '\0';
     delete_prefix(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
       if (auto rec = MessageRec::decode(key, value)) {
-        txn.del(db.msg_uuid, pair_key(rec->uuid, sid));
+        txn.del(db.msg_uuid, message_uuid_key(sid, rec->uuid));
         dropped_text_bytes += text_entry_bytes(key.size(), rec->text_len);
       } else {
         sizes_known = false;

@@ -131,12 +131,12 @@ void IngestBatch::add_header(const SourceFile& file, const std::string& sid, con
 }
 
 void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset) {
-  std::string uuid_key = pair_key(m.uuid, sid);
+  std::string uuid_key = message_uuid_key(sid, m.uuid);
   // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
   std::string existing_key;
   bool same_content = true;
-  // (Every path below touches the session: this only looks it up first. Message uuids are random,
-  // so each lookup lands on its own page of data.mdb; a session not stored has none to find.)
+  // (Every path below touches the session: this only looks it up first. A session not stored has
+  // no messages to find.)
   const bool may_be_stored = !touch_session(sid, file).absent_from_store;
   if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end()) {
     existing_key = messages_[it->second].rec.key;
@@ -482,14 +482,20 @@ void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::strin
     return;
   }
   leaf_summaries_[leaf_key] = value;
+  const std::string stored_uuid = bounded_id(leaf);  // as messages keep it
   std::vector<std::string> sids;
-  if (auto it = sessions_by_uuid_.find(leaf); it != sessions_by_uuid_.end()) sids = it->second;
-  {
-    LmdbCursor cur(reader(), store_.db().msg_uuid);
-    std::string pfx = bounded_id(leaf) + '\0';
-    for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next())
-      sids.emplace_back(cur.key().substr(pfx.size()));
-  }
+  if (auto it = sessions_by_uuid_.find(stored_uuid); it != sessions_by_uuid_.end()) sids = it->second;
+  // Stored before this batch: in the batch whose shards are being written, or in a committed
+  // message database (found by its uuid term, confirmed in msg_uuid).
+  std::vector<std::string> stored;
+  if (in_flight_)
+    for (const auto& pm : in_flight_->messages)
+      if (pm.rec.uuid == stored_uuid) stored.push_back(pm.rec.session_id);
+  for (auto& sid : xapian_.committed_sessions_with_uuid(layout_, stored_uuid)) stored.push_back(std::move(sid));
+  for (auto& sid : stored)
+    if (std::find(sids.begin(), sids.end(), sid) == sids.end() &&
+        reader().get(store_.db().msg_uuid, message_uuid_key(sid, stored_uuid)))
+      sids.push_back(std::move(sid));
   for (const auto& sid : sids)
     if (TouchedSession* s = find_session(sid)) apply_summary(s->rec, value);
 }

@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -45,6 +46,7 @@ inline constexpr std::string_view kBranch = "XB";
 inline constexpr std::string_view kHidden = "XHIDDEN";  // meta or command: hidden unless --include-meta
 inline constexpr std::string_view kTitleDoc = "XTITLE";
 inline constexpr std::string_view kNoPositions = "XNOPOS";  // indexed without positions (tool I/O, thinking)
+inline constexpr std::string_view kMessageUuid = "XU";  // the message's uuid: finds it without its session
 }  // namespace prefix
 
 inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms)
@@ -64,6 +66,12 @@ bool is_live(const Xapian::Document& doc, const SessionEpochs& epochs);
 inline constexpr size_t kMaxBooleanTermBytes = 240;
 std::string boolean_term(std::string_view pfx, std::string_view value);
 std::string time_value(int64_t ms);
+
+// Session ids of the message documents whose uuid term is `uuid` (as stored: bounded), each once.
+// Candidates only: the term is lower-cased and an older epoch's documents keep theirs, so callers
+// confirm each in `msg_uuid` (message_uuid_key). This is how a uuid alone is found: `msg_uuid` is
+// keyed session first so that indexing appends beside each session instead of all over the tree.
+std::vector<std::string> sessions_with_uuid_term(const Xapian::Database& db, std::string_view uuid);
 
 // What a message document is made of.
 struct MessageDoc {
@@ -167,6 +175,9 @@ class TextIndexWriter {
   XapianLayout compact(const XapianLayout& layout);
   // Merges the fresh shards alone into one new shard (main and part untouched); returns the new layout.
   XapianLayout merge_shards(const XapianLayout& layout);
+  // sessions_with_uuid_term over the committed message databases of `layout` (main, part, listed
+  // shards; not the titles). Kept open between calls: a run only appends shards until it compacts.
+  std::vector<std::string> committed_sessions_with_uuid(const XapianLayout& layout, std::string_view uuid);
   static uint64_t dir_bytes(const std::string& dir);
   // Removes database directories the layout does not reference (leftovers of crashes and old gens,
   // title databases included).
@@ -181,6 +192,10 @@ class TextIndexWriter {
   DocBuilder builder_;
   SessionEpochs epochs_;
   uint64_t next_shard_ = 0;
+  // committed_sessions_with_uuid's databases: main_dir plus these shard names, in layout order.
+  std::optional<Xapian::Database> uuid_lookup_;
+  std::string uuid_lookup_main_;
+  std::vector<std::string> uuid_lookup_shards_;
 };
 
 }  // namespace osearch

@@ -1,6 +1,6 @@
 // `context` and `trace`: from one message back along its parent links (`parentUuid`, and
 // `logicalParentUuid` where a compaction cut the parent link), inside the session that holds it.
-// Every hop is one `msg_uuid` lookup; the walk is bounded and stops at a uuid it has seen.
+// Every hop is one `msg_uuid` lookup (sid\0uuid); the walk is bounded and stops at a uuid it has seen.
 #include <algorithm>
 #include <unordered_set>
 
@@ -15,19 +15,29 @@ struct Located {
   std::string session_id, key;
 };
 
-// Every session holding the uuid (`msg_uuid` is uuid\0sid), restricted to one when `session` is set.
+// Every session holding the uuid (forks and resumes copy history), in session id order, or the one
+// `session` names. Without a session the candidates are the sessions whose message documents carry
+// the uuid term, plus those of a batch whose documents are not listed yet (meta kInFlight); each is
+// confirmed by its `msg_uuid` entry (sid\0uuid).
 std::vector<Located> locate(const IndexReader& reader, std::string_view uuid, const std::string& session) {
   if (uuid.empty()) throw BadInput("unknown-message", "no message uuid given");
   std::string only;
   if (!session.empty()) only = resolve_session(reader, session).id;
-  std::vector<Located> out;
-  const std::string prefix = bounded_id(uuid) + '\0';
-  LmdbCursor cur(reader.txn(), reader.db().msg_uuid);
-  for (bool ok = cur.seek(prefix); ok && cur.key().starts_with(prefix); ok = cur.next()) {
-    std::string sid(cur.key().substr(prefix.size()));
-    if (!only.empty() && sid != only) continue;
-    out.push_back({std::move(sid), std::string(cur.value())});
+  const std::string stored_uuid = bounded_id(uuid);
+  std::vector<std::string> candidates;
+  if (!only.empty()) {
+    candidates.push_back(only);
+  } else {
+    candidates = sessions_with_uuid_term(reader.xapian(), stored_uuid);
+    if (auto v = reader.txn().get(reader.db().meta, meta_key::kInFlight))
+      for (auto& sid : XapianLayout::decode_shards(*v)) candidates.push_back(std::move(sid));
+    std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
   }
+  std::vector<Located> out;
+  for (auto& sid : candidates)
+    if (auto key = reader.txn().get(reader.db().msg_uuid, message_uuid_key(sid, stored_uuid)))
+      out.push_back({std::move(sid), std::string(*key)});
   if (out.empty())
     throw BadInput("unknown-message", "no message " + std::string(uuid) + (only.empty() ? "" : " in session " + session));
   return out;
@@ -58,12 +68,12 @@ Chain walk_back(const IndexReader& reader, const MessageRec& start, size_t depth
     ChainLink via = ChainLink::Parent;
     if (!at.parent_uuid.empty()) {
       next = at.parent_uuid;
-      key = reader.txn().get(reader.db().msg_uuid, pair_key(next, sid));
+      key = reader.txn().get(reader.db().msg_uuid, message_uuid_key(sid, next));
     }
     if (!key && !at.logical_parent_uuid.empty()) {
       next = at.logical_parent_uuid;
       via = ChainLink::LogicalParent;
-      key = reader.txn().get(reader.db().msg_uuid, pair_key(next, sid));
+      key = reader.txn().get(reader.db().msg_uuid, message_uuid_key(sid, next));
     }
     if (next.empty()) {
       chain.end = ChainEnd::Root;

@@ -31,6 +31,7 @@ class IndexReader {
   const LmdbTxn& txn() const { return *txn_; }
   const Dbis& db() const { return store_.db(); }
   Xapian::Database& xapian() { return xapian_; }
+  const Xapian::Database& xapian() const { return xapian_; }
   const TextLogReader& text() const { return *text_; }
   const std::string& dir() const { return store_.dir(); }
   // Epochs of re-read sessions: documents of an older epoch are not answers (see text_index.h).

@@ -156,7 +156,7 @@ ThreadResult run_thread(const IndexReader& reader, std::string_view session, con
   const std::string& sid = r.session.id;
   std::string anchor_key;
   if (!o.around.empty()) {
-    auto k = reader.txn().get(reader.db().msg_uuid, pair_key(o.around, sid));
+    auto k = reader.txn().get(reader.db().msg_uuid, message_uuid_key(sid, o.around));
     if (!k) throw BadInput("unknown-message", "session " + r.session.shown_id() + " has no message " + o.around);
     anchor_key = std::string(*k);
   }

@@ -375,6 +375,8 @@ std::string pair_key(std::string_view a, std::string_view b) {
   return k;
 }
 
+std::string message_uuid_key(std::string_view sid, std::string_view uuid) { return pair_key(sid, uuid); }
+
 std::string file_key(std::string_view path) { return bounded_id(path); }
 
 std::string session_time_key(int64_t ended_at, std::string_view sid) {

@@ -150,6 +150,10 @@ int64_t timestamp_of_message_key(std::string_view key);
 // arrive bounded from ingest/, paths and project names are bounded here. A record whose key holds
 // a bounded part keeps the full value in its value (FileState::path, session_files' value).
 std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 bounded(b)
+// `msg_uuid`: sid \0 uuid -> message key. Session first, so a batch's entries land beside their
+// session's, as `messages` do (uuid first, each one landed on its own page of a growing tree). A
+// uuid alone is found through the message documents' uuid term (text_index.h, sessions_holding).
+std::string message_uuid_key(std::string_view sid, std::string_view uuid);
 std::string file_key(std::string_view path);                   // key of `files`
 std::string session_time_key(int64_t ended_at, std::string_view sid);  // key of `sess_by_time`
 uint32_t file_tag(std::string_view path);
