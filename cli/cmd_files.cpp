@@ -193,7 +193,7 @@ template <typename Run>
 auto run_timed(const Context& ctx, Run&& run) {
   const auto t0 = std::chrono::steady_clock::now();
   QueryIndex index(ctx);
-  auto r = run(index.reader());
+  auto r = index.run(run);
   r.counts = index.reader().counts();
   r.refreshed_files = index.refreshed_files;
   r.stale = index.stale;

@@ -277,40 +277,6 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   return s.interrupted && stop.signal() == SIGINT ? 130 : 0;
 }
 
-uint64_t refresh_before_query(const Context& ctx, bool& stale) {
-  stale = false;
-  if (ctx.no_refresh) return 0;
-  IndexOptions opts;
-  opts.wait_for_lock = false;  // a running indexer keeps going; we answer from the committed state
-  opts.skip_if_read_only = true;  // a backup or another user's index: answer from it as it is
-  opts.quick_check = true;        // an unchanged corpus costs stat calls only
-  // Memory files edited since their last read are re-read (a stat per active memory). Their own
-  // env and lock: this never waits for an indexer.
-  refresh_memories(ctx.index_dir, true);
-  // A live `index --watch` vouches that the index is current: no stat walk at all.
-  if (watcher_keeps_current(ctx.index_dir, ctx.roots)) return 0;
-  try {
-    IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
-    stale = s.busy || s.read_only;
-    return s.files_changed + s.files_deleted;
-  } catch (const NoSpace& e) {
-    // What was committed is consistent: answer from it, flagged stale, and say why.
-    if (!ctx.quiet) std::fprintf(stderr, "osearch: warning: the index was not refreshed: %s\n", e.what());
-    stale = true;
-    return 0;
-  }
-}
-
-QueryIndex::QueryIndex(const Context& ctx) {
-  if (ctx.readers) {
-    reader_ = &ctx.readers->open(ctx, refreshed_files, stale);
-    return;
-  }
-  refreshed_files = refresh_before_query(ctx, stale);
-  own_ = std::make_unique<IndexReader>(ctx.index_dir);
-  reader_ = own_.get();
-}
-
 namespace {
 // `status` on a damaged index: what check finds (without its deep passes), and exit 1 with the
 // error every command gives, instead of counts that describe part of the index.

@@ -40,19 +40,24 @@ Filters scope_filters(const OrientArgs& a) {
   return parse_filters(typed, now_ms(), 20);
 }
 
-// Refreshes, opens the index, runs `answer(reader, envelope)`: the envelope gets the timing and
-// the index counts before it prints.
+// Refreshes, opens the index, runs `answer(reader, envelope, stop)`: `answer` computes, calls
+// stop() (the sources are then confirmed fresh, and the envelope gets the timing and the freshness),
+// then prints. Should the sources have changed, stop() throws and the answer is computed again on
+// the refreshed index (QueryIndex::run), nothing printed yet.
 template <typename Answer>
 int answer_query(const Context& ctx, const std::string& action, Answer&& answer) {
   const auto t0 = std::chrono::steady_clock::now();
-  OrientEnvelope e;
-  e.action = action;
   QueryIndex index(ctx);
-  e.refreshed_files = index.refreshed_files;
-  e.stale = index.stale;
-  e.counts = index.reader().counts();
-  answer(index.reader(), e, [&] {
-    e.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  index.run([&](IndexReader& reader) {
+    OrientEnvelope e;
+    e.action = action;
+    e.counts = reader.counts();
+    answer(reader, e, [&] {
+      index.confirm();
+      e.refreshed_files = index.refreshed_files;
+      e.stale = index.stale;
+      e.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    });
   });
   return 0;
 }

@@ -39,7 +39,7 @@ int run_query(const Context& ctx, const SearchArgs& args, size_t default_limit, 
   const auto t0 = std::chrono::steady_clock::now();
   Filters filters = parse_filters(args.filters, now_ms(), default_limit);  // bad input fails before any work
   QueryIndex index(ctx);
-  QueryResult r = run(index.reader(), filters);
+  QueryResult r = index.run([&](IndexReader& reader) { return run(reader, filters); });
   r.counts = index.reader().counts();
   r.refreshed_files = index.refreshed_files;
   r.stale = index.stale;

@@ -24,7 +24,7 @@ int cmd_stats(const Context& ctx, const StatsArgs& args) {
                           std::chrono::system_clock::now().time_since_epoch()).count();
   const Filters filters = parse_filters(fa, now, kDefaultLimit);
   QueryIndex index(ctx);
-  StatsResult r = run_stats(index.reader(), filters, o);
+  StatsResult r = index.run([&](IndexReader& reader) { return run_stats(reader, filters, o); });
   r.counts = index.reader().counts();
   r.refreshed_files = index.refreshed_files;
   r.stale = index.stale;

@@ -30,9 +30,9 @@ int run_and_print(const Context& ctx, Run&& run, Print&& print) {
   const auto t0 = std::chrono::steady_clock::now();
   RunInfo info;
   QueryIndex index(ctx);
+  auto result = index.run(run);
   info.refreshed_files = index.refreshed_files;
   info.stale = index.stale;
-  auto result = run(index.reader());
   info.counts = index.reader().counts();
   info.took_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   print(result, info);

@@ -7,6 +7,7 @@
 
 #include "cli/json_writer.h"
 #include "cli/options.h"
+#include "cli/query_index.h"
 #include "engine/query/query.h"
 
 namespace osearch {
@@ -78,23 +79,5 @@ int cmd_stats(const Context& ctx, const StatsArgs& args);
 struct CheckPart;
 // The "parts" array of `check` (and `status` on a damaged index): {part, ok, problem?, detail?}.
 void print_check_parts(JsonWriter& w, const std::vector<CheckPart>& parts);
-
-// Lazy freshness shared by the query commands: an incremental refresh unless --no-refresh.
-// Returns the number of files that changed; sets `stale` when another indexer held the lock.
-uint64_t refresh_before_query(const Context& ctx, bool& stale);
-
-// The refreshed, open index a query command answers from: ctx.readers' when set (the MCP server
-// keeps one open), else a refresh and a reader of its own.
-class QueryIndex {
- public:
-  explicit QueryIndex(const Context& ctx);
-  IndexReader& reader() { return *reader_; }
-  uint64_t refreshed_files = 0;
-  bool stale = false;
-
- private:
-  std::unique_ptr<IndexReader> own_;
-  IndexReader* reader_ = nullptr;
-};
 
 }  // namespace osearch

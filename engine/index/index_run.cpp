@@ -37,9 +37,7 @@ std::optional<WatchCheck> quick_check(const std::string& index_dir, const std::v
     Store store(index_dir, Store::Mode::Read);
     LmdbTxn r(store.env(), true);
     timer.mark("open");
-    if (Store::meta_u64(r, store.db(), meta_key::kSchema) != kSchemaVersion) return std::nullopt;
-    if (r.get(store.db().meta, meta_key::kInFlight)) return std::nullopt;
-    auto record = r.get(store.db().meta, meta_key::kSourceWatch);
+    auto record = quick_check_record(r, store.db());
     if (!record) return std::nullopt;
     WatchCheck check = check_source_watch(*record, roots);
     timer.count("record bytes", record->size());
@@ -52,6 +50,12 @@ std::optional<WatchCheck> quick_check(const std::string& index_dir, const std::v
 }
 
 }  // namespace
+
+std::optional<std::string_view> quick_check_record(const LmdbTxn& txn, const Dbis& db) {
+  if (Store::meta_u64(txn, db, meta_key::kSchema) != kSchemaVersion) return std::nullopt;
+  if (txn.get(db.meta, meta_key::kInFlight)) return std::nullopt;
+  return txn.get(db.meta, meta_key::kSourceWatch);
+}
 
 // Write access first (a read-only index is not an error for a query), then the writer lock, then
 // the run; a full disk anywhere below becomes NoSpace, whatever layer noticed it.

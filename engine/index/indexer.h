@@ -15,6 +15,9 @@
 
 namespace osearch {
 
+class LmdbTxn;
+struct Dbis;
+
 struct SourceRoot {
   std::string agent;  // "claude" (other adapters come later)
   std::string dir;
@@ -87,6 +90,11 @@ struct IndexSummary {
 };
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);
+
+// The snapshot's source-watch record, when a quick check (IndexOptions::quick_check) can judge it:
+// the schema is this build's, no batch is in flight, a record was kept. A frontend that holds a
+// snapshot runs the check on it beside its query (cli QueryIndex; engine/index/source_watch.h).
+std::optional<std::string_view> quick_check_record(const LmdbTxn& txn, const Dbis& db);
 
 struct WatchCheck;
 namespace detail {

@@ -93,9 +93,9 @@ SourceFile source_file(const std::string& path, const PathStat& now, uint64_t ki
   return f;
 }
 
-// Called for each entry when the blocks are only decoded: its path, its type as recorded, and
+// Called for each entry when the blocks are only decoded: its stat as recorded (path included), and
 // whether it is a transcript.
-using EntryVisitor = std::function<void(const std::string& path, PathStat::Type type, bool transcript)>;
+using EntryVisitor = std::function<void(const PathStat& was, bool transcript)>;
 
 // `starts` holds one more element: the blocks' end.
 // With `decode_only`, nothing is stat'ed: the blocks are decoded (`check`: is the record whole?)
@@ -136,7 +136,8 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
       }
       if (!r.ok()) return void(out.ok = false);
       if (decode_only) {
-        (*decode_only)(path, was.type, flags & kTranscript);
+        was.path = path;
+        (*decode_only)(was, flags & kTranscript);
         continue;
       }
       int err = 0;
@@ -208,13 +209,14 @@ bool visit_entries(std::string_view record, const EntryVisitor& visit) {
 }  // namespace
 
 bool source_watch_decodes(std::string_view record) {
-  return visit_entries(record, [](const std::string&, PathStat::Type, bool) {});
+  return visit_entries(record, [](const PathStat&, bool) {});
 }
 
 std::vector<std::string> source_watch_dirs(std::string_view record) {
   std::vector<std::string> dirs;
-  const bool whole = visit_entries(record, [&](const std::string& path, PathStat::Type type, bool) {
-    if (type == PathStat::Type::Dir) {
+  const bool whole = visit_entries(record, [&](const PathStat& was, bool) {
+    const std::string& path = was.path;
+    if (was.type == PathStat::Type::Dir) {
       dirs.push_back(path);
       return;
     }
@@ -225,6 +227,60 @@ std::vector<std::string> source_watch_dirs(std::string_view record) {
   std::sort(dirs.begin(), dirs.end());
   dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
   return dirs;
+}
+
+SourceWalk::SourceWalk(std::string record, const std::vector<SourceRoot>& roots) : record_(std::move(record)) {
+  Encoder head;
+  head.bytes().append(kMagic);
+  encode_roots(head, roots);
+  if (!std::string_view(record_).starts_with(head.bytes())) return;
+  const std::optional<Layout> layout = read_layout(record_, head.bytes().size());
+  if (!layout) return;
+  entries_ = layout->n;
+  entries_at_ = layout->entries_at;
+  starts_ = layout->starts;
+  usable_ = true;
+}
+
+void SourceWalk::work() {
+  if (!usable_) return;
+  const size_t blocks = starts_.size() - 1;
+  std::atomic<bool> stop{false};
+  for (size_t b; !differs_.load(std::memory_order_relaxed) && (b = next_.fetch_add(1)) < blocks;) {
+    BlockFindings found;
+    check_blocks(record_, entries_at_, starts_, b, b + 1, entries_, stop, found);
+    if (!found.ok || found.layout_changed || !found.changed.empty()) differs_ = true;
+  }
+}
+
+bool recent_sources_unchanged(std::string_view record, const std::vector<SourceRoot>& roots, size_t count) {
+  Encoder head;
+  head.bytes().append(kMagic);
+  encode_roots(head, roots);
+  if (!record.starts_with(head.bytes())) return false;
+  struct Recent {
+    PathStat was;
+    bool transcript = false;
+  };
+  std::vector<Recent> recent;  // the `count` newest so far, newest first
+  const bool whole = visit_entries(record, [&](const PathStat& was, bool transcript) {
+    if (recent.size() == count && was.mtime_ns <= recent.back().was.mtime_ns) return;
+    auto at = std::find_if(recent.begin(), recent.end(), [&](const Recent& r) { return r.was.mtime_ns < was.mtime_ns; });
+    recent.insert(at, {was, transcript});
+    if (recent.size() > count) recent.pop_back();
+  });
+  if (!whole) return false;
+  for (const auto& r : recent) {
+    int err = 0;
+    const PathStat is = stat_path(r.was.path, err);
+    // As check_blocks judges: a directory or registry exactly as recorded, a transcript the same file
+    // with the same size and mtime.
+    if (r.transcript ? is.type != PathStat::Type::File || is.dev != r.was.dev || is.ino != r.was.ino ||
+                           is.size != r.was.size || is.mtime_ns != r.was.mtime_ns
+                     : !(is == r.was))
+      return false;
+  }
+  return true;
 }
 
 std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std::vector<PathStat>& observed,

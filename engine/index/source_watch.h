@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <atomic>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,31 @@ struct WatchCheck {
 
 // Stats every recorded path (in two threads for big records), decoding the record as it goes.
 WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots);
+
+// The same stat walk shared out block by block, for a verdict only: every thread that calls work()
+// takes the next blocks until none is left, so a query's thread can finish a walk that a second
+// thread started beside the query (cli QueryIndex). unchanged() once every work() has returned:
+// false on any doubt (a record of other roots, one that does not decode, any change).
+class SourceWalk {
+ public:
+  SourceWalk(std::string record, const std::vector<SourceRoot>& roots);
+  void work();
+  bool unchanged() const { return usable_ && !differs_.load(); }
+
+ private:
+  std::string record_;
+  bool usable_ = false;
+  uint64_t entries_ = 0;
+  size_t entries_at_ = 0;
+  std::vector<uint32_t> starts_;  // each block's start, then the blocks' end
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> differs_{false};
+};
+
+// Stats only the `count` entries with the newest recorded mtimes (transcripts being written, the
+// directories new sessions appear in): true when each is as recorded. A cheap first look: a query
+// on the default path runs the whole check beside itself only when this passes (cli QueryIndex).
+bool recent_sources_unchanged(std::string_view record, const std::vector<SourceRoot>& roots, size_t count);
 
 // Does the record decode whole (`check`: a damaged page inside it is damage like any other)?
 bool source_watch_decodes(std::string_view record);

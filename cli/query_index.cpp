@@ -1,0 +1,132 @@
+// QueryIndex: the default path's freshness beside the query (cli/query_index.h).
+#include "cli/query_index.h"
+
+#include <cstdio>
+#include <pthread.h>
+#include <sched.h>
+#include <string>
+#include <system_error>
+
+#include "engine/index/indexer.h"
+#include "engine/index/source_watch.h"
+#include "engine/index/watch_beat.h"
+#include "engine/query/memories.h"
+#include "engine/store/errors.h"
+
+namespace osearch {
+namespace {
+
+// The newest recorded sources stat'ed before a query starts beside the rest of the walk: what an
+// agent's own session changes (its transcript, the directory a new session file appears in).
+constexpr size_t kRecentSources = 16;
+
+// The incremental run of the default path (after the memories and the watcher's word).
+uint64_t refresh_run(const Context& ctx, bool& stale) {
+  IndexOptions opts;
+  opts.wait_for_lock = false;     // a running indexer keeps going; we answer from the committed state
+  opts.skip_if_read_only = true;  // a backup or another user's index: answer from it as it is
+  opts.quick_check = true;        // an unchanged corpus costs stat calls only
+  try {
+    IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
+    stale = s.busy || s.read_only;
+    return s.files_changed + s.files_deleted;
+  } catch (const NoSpace& e) {
+    // What was committed is consistent: answer from it, flagged stale, and say why.
+    if (!ctx.quiet) std::fprintf(stderr, "osearch: warning: the index was not refreshed: %s\n", e.what());
+    stale = true;
+    return 0;
+  }
+}
+
+// A thread woken for a few milliseconds stays on its waker's CPU, behind the query: the walker
+// moves to the others (measured: without this it ran after the query more often than beside it).
+void run_off_cpu(int busy_cpu) {
+  cpu_set_t all, others;
+  CPU_ZERO(&others);
+  if (busy_cpu < 0 || sched_getaffinity(0, sizeof all, &all) != 0) return;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &all) && c != busy_cpu) CPU_SET(c, &others);
+  if (CPU_COUNT(&others) > 0) pthread_setaffinity_np(pthread_self(), sizeof others, &others);
+}
+
+}  // namespace
+
+uint64_t refresh_before_query(const Context& ctx, bool& stale) {
+  stale = false;
+  if (ctx.no_refresh) return 0;
+  // Memory files edited since their last read are re-read (a stat per active memory). Their own
+  // env and lock: this never waits for an indexer.
+  refresh_memories(ctx.index_dir, true);
+  // A live `index --watch` vouches that the index is current: no stat walk at all.
+  if (watcher_keeps_current(ctx.index_dir, ctx.roots)) return 0;
+  return refresh_run(ctx, stale);
+}
+
+QueryIndex::QueryIndex(const Context& ctx) : ctx_(ctx) {
+  if (ctx.readers) {
+    reader_ = &ctx.readers->open(ctx, refreshed_files, stale);
+    return;
+  }
+  if (!ctx.no_refresh) {
+    refresh_memories(ctx.index_dir, true);
+    if (!watcher_keeps_current(ctx.index_dir, ctx.roots) && !open_checking()) refreshed_files = refresh_run(ctx, stale);
+  }
+  if (!reader_) {
+    own_ = std::make_unique<IndexReader>(ctx.index_dir);
+    reader_ = own_.get();
+  }
+}
+
+bool QueryIndex::open_checking() {
+  std::unique_ptr<IndexReader> r;
+  try {
+    r = std::make_unique<IndexReader>(ctx_.index_dir);
+  } catch (...) {
+    return false;  // no index yet, or damage: the refresh path creates it, or names what is wrong
+  }
+  const std::optional<std::string_view> record = quick_check_record(r->txn(), r->db());
+  if (!record || !recent_sources_unchanged(*record, ctx_.roots, kRecentSources)) return false;
+  walk_ = std::make_shared<SourceWalk>(std::string(*record), ctx_.roots);  // its own copy of the record
+  try {
+    walker_ = std::async(std::launch::async, [walk = walk_, query_cpu = sched_getcpu()] {
+      run_off_cpu(query_cpu);
+      walk->work();
+    });
+  } catch (const std::system_error&) {
+    // No second thread: confirm() walks it all.
+  }
+  own_ = std::move(r);
+  reader_ = own_.get();
+  return true;
+}
+
+bool QueryIndex::confirmed() {
+  if (walk_) {
+    bool failed = false;
+    try {
+      walk_->work();  // the blocks the walker has not taken yet
+    } catch (...) {
+      failed = true;
+    }
+    try {
+      if (walker_.valid()) walker_.get();
+    } catch (...) {
+      failed = true;
+    }
+    changed_ = failed || !walk_->unchanged();  // in doubt the refresh decides, and reports
+    walk_.reset();
+  }
+  return !changed_;
+}
+
+void QueryIndex::refresh_and_reopen() {
+  // The reader's env is closed before a writer opens it: LMDB allows one open per process.
+  reader_ = nullptr;
+  own_.reset();
+  changed_ = false;
+  refreshed_files = refresh_run(ctx_, stale);
+  own_ = std::make_unique<IndexReader>(ctx_.index_dir);
+  reader_ = own_.get();
+}
+
+}  // namespace osearch
