@@ -11,10 +11,8 @@ using Clock = fs::file_time_type::clock;
 // A project of 20 sessions with distinct, settled mtimes (s00 the oldest), its directories older
 // still: s04..s19 are then the newest recorded sources, the ones stat'ed before a query starts.
 struct AgedTree {
-  TempDir tmp{"fresh"};
-  std::string src = tmp / "claude";
-  std::string idx = tmp / "index";
-  std::string proj = src + "/-w-proj";
+  Cli cli{{}, false};
+  std::string proj = cli.src + "/-w-proj";
 
   AgedTree() {
     fs::create_directories(proj);
@@ -26,23 +24,12 @@ struct AgedTree {
       fs::last_write_time(file(i), base + std::chrono::seconds(10 * i));
     }
     fs::last_write_time(proj, base - std::chrono::hours(1));
-    fs::last_write_time(src, base - std::chrono::hours(1));
-    RunResult r = run({"index"});
-    INFO(r.err);
-    REQUIRE(r.exit_code == 0);
+    fs::last_write_time(cli.src, base - std::chrono::hours(1));
+    cli.index();
   }
   static std::string session(int i) { return (i < 10 ? "s0" : "s") + std::to_string(i); }
   std::string file(int i) const { return proj + "/" + session(i) + ".jsonl"; }
-  RunResult run(std::vector<std::string> args) const {
-    args.insert(args.end(), {"--index", idx, "--source", "claude=" + src, "--format", "json"});
-    return run_osearch(args);
-  }
-  Json json(const std::vector<std::string>& args) const {
-    RunResult r = run(args);
-    INFO("args: " << Catch::Detail::stringify(args) << "\nstderr: " << r.err);
-    REQUIRE(r.exit_code == 0);
-    return parse(r.out);
-  }
+  Json json(const std::vector<std::string>& args) const { return cli.json(args); }
 };
 
 }  // namespace
