@@ -7,13 +7,18 @@
 The sessions (the one with the most messages, one of 150-250), the uuid (a late message of the big session) and
 the file path (the most touched) are picked from the index itself, so the same run works on any corpus. Each
 command runs --runs times per binary after 2 warm-ups, the two binaries alternating in each round; the table is
-medians in ms and their ratio (new / old). Used for docs/BENCHMARKS.md, "The stat walk beside the query".
+medians in ms, their ratio (new / old), and the p99 of each (nearest rank). Used for docs/BENCHMARKS.md, "The stat walk beside the query".
 """
 import argparse
 import json
 import statistics
 import subprocess
 import time
+
+
+def p99(samples):
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, max(0, -(-99 * len(ordered) // 100) - 1))]
 
 
 def run_json(binary, args, index_args):
@@ -52,7 +57,7 @@ def main():
         "subagents": ["subagents"], "workflows": ["workflows"], "overview": ["overview"], "status": ["status"],
     }
     extra = ["--no-refresh"] if a.no_refresh else []
-    print(f"| command | old ms | new ms | new/old |\n|---|---:|---:|---:|")
+    print("| command | old median ms | new median ms | new/old | old p99 | new p99 |\n|---|---:|---:|---:|---:|---:|")
     for label, args in cmds.items():
         times = {a.old: [], a.new: []}
         for i in range(a.runs + 2):
@@ -66,7 +71,7 @@ def main():
                 if i >= 2:
                     times[binary].append(took)
         old, new = statistics.median(times[a.old]), statistics.median(times[a.new])
-        print(f"| {label} | {old:.1f} | {new:.1f} | {new / old:.2f} |")
+        print(f"| {label} | {old:.1f} | {new:.1f} | {new / old:.2f} | {p99(times[a.old]):.1f} | {p99(times[a.new]):.1f} |")
 
 
 if __name__ == "__main__":
