@@ -236,6 +236,9 @@ int cmd_index(const Context& ctx, const IndexArgs& args) {
   opts.full = args.full;
   // `osearch index` compacts when garbage passes the rule (engine/index/garbage.h); --compact always.
   opts.compact = args.compact ? Compact::Always : Compact::Auto;
+  // An unchanged corpus costs the stat calls of the quick check, as for a query (source_watch.h); a
+  // change the check cannot place takes the full plan. Not with --compact: it has work to do anyway.
+  opts.quick_check = !args.full && !args.compact;
   opts.wait_for_lock = true;
   opts.should_stop = [&stop] { return stop.requested(); };
   const bool show_progress = ctx.stderr_tty && !ctx.quiet && !ctx.verbose;

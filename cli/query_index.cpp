@@ -26,6 +26,7 @@ uint64_t refresh_run(const Context& ctx, bool& stale) {
   opts.wait_for_lock = false;     // a running indexer keeps going; we answer from the committed state
   opts.skip_if_read_only = true;  // a backup or another user's index: answer from it as it is
   opts.quick_check = true;        // an unchanged corpus costs stat calls only
+  opts.count_unknown_garbage = false;
   try {
     IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
     stale = s.busy || s.read_only;

@@ -122,6 +122,7 @@ TEST_CASE("compact: osearch index compacts by itself after a big re-read, not af
     if (rel.ends_with(".jsonl")) replace_file(src + "/" + rel, read_file(src + "/" + rel));
   IndexOptions refresh;  // what a query runs: Compact::Never
   refresh.quick_check = true;
+  refresh.count_unknown_garbage = false;
   refresh.wait_for_lock = false;
   CHECK_FALSE(run_index(idx, roots_of(src), refresh).compacted);
   CHECK(counters_of(idx).hidden_documents > counts_of(idx).messages / 2);

@@ -65,6 +65,7 @@ struct Sources {
   IndexSummary refresh() {
     IndexOptions o;
     o.quick_check = true;
+    o.count_unknown_garbage = false;
     o.wait_for_lock = false;
     return run_index(idx, roots(), o);
   }

@@ -9,6 +9,7 @@
 
 #include <optional>
 
+#include "engine/index/garbage.h"
 #include "engine/index/indexer.h"
 #include "engine/index/schema.h"
 #include "engine/index/source_watch.h"
@@ -31,7 +32,13 @@ bool names_no_space(const Xapian::Error& e) {
 // on a read-only index too). nullopt: the full run decides (no record, another schema, a crash's
 // leftovers, a moved directory, a file that shrank or went away). Any error here is the full run's
 // to find and report.
-std::optional<WatchCheck> quick_check(const std::string& index_dir, const std::vector<SourceRoot>& roots) {
+struct QuickCheck {
+  WatchCheck check;
+  uint64_t sessions = 0, messages = 0, tool_calls = 0;  // the summary's totals when nothing changed
+  bool garbage_unknown = false;                         // an index written before the garbage counters
+};
+
+std::optional<QuickCheck> quick_check(const std::string& index_dir, const std::vector<SourceRoot>& roots) {
   try {
     PhaseTimer timer("quick");
     Store store(index_dir, Store::Mode::Read);
@@ -39,11 +46,18 @@ std::optional<WatchCheck> quick_check(const std::string& index_dir, const std::v
     timer.mark("open");
     auto record = quick_check_record(r, store.db());
     if (!record) return std::nullopt;
-    WatchCheck check = check_source_watch(*record, roots);
+    QuickCheck q;
+    q.check = check_source_watch(*record, roots);
     timer.count("record bytes", record->size());
     timer.mark("check");
-    if (!check.usable || !check.layout_unchanged) return std::nullopt;
-    return check;
+    if (!q.check.usable || !q.check.layout_unchanged) return std::nullopt;
+    const Dbis& db = store.db();
+    q.sessions = Store::entries(r, db.sessions);
+    q.messages = Store::entries(r, db.messages);
+    q.tool_calls = Store::entries(r, db.tool_calls);
+    const GarbageCounts g = read_garbage_counts(r, db);
+    q.garbage_unknown = !g.text_bytes || !g.hidden_documents;
+    return q;
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -61,10 +75,13 @@ std::optional<std::string_view> quick_check_record(const LmdbTxn& txn, const Dbi
 // the run; a full disk anywhere below becomes NoSpace, whatever layer noticed it.
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
   IndexSummary summary;
-  std::optional<WatchCheck> known;
+  std::optional<QuickCheck> known;
   if (options.quick_check && !options.full) known = quick_check(index_dir, roots);
-  if (known && known->unchanged()) {
-    summary.files_seen = summary.files_skipped = known->files;
+  if (known && known->check.unchanged() && !(options.count_unknown_garbage && known->garbage_unknown)) {
+    summary.files_seen = summary.files_skipped = known->check.files;
+    summary.sessions = known->sessions;
+    summary.messages = known->messages;
+    summary.tool_calls = known->tool_calls;
     summary.plan = "unchanged";
     return summary;
   }
@@ -83,7 +100,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
       (options.wait_for_lock ? summary.interrupted : summary.busy) = true;
       return summary;
     }
-    return detail::index_under_lock(index_dir, roots, options, known ? &*known : nullptr);
+    return detail::index_under_lock(index_dir, roots, options, known ? &known->check : nullptr);
   } catch (const IndexError& e) {
     if (dynamic_cast<const ReadOnlyIndex*>(&e)) return read_only(e.what());
     throw;

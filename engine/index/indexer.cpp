@@ -199,7 +199,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   const Dbis& db = store.db();
   // An index written before the garbage counters: `osearch index` counts them once (a walk over the
   // messages); a query's refresh leaves them unknown rather than pay for it.
-  if (!rebuild && !options.quick_check) {
+  if (!rebuild && options.count_unknown_garbage) {
     LmdbTxn txn(store.env(), false);
     if (count_unknown_garbage(txn, db, index_dir)) txn.commit();
   }

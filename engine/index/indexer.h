@@ -57,9 +57,12 @@ struct IndexOptions {
   // Called at the steps of a rebuild ("salvaged", "built", "switched") and of a compaction (also
   // "compact-commit" after each commit of the records' copy): tests kill the run there.
   std::function<void(std::string_view point)> at_point;
-  // A query's refresh: first the quick check (engine/index/source_watch.h), which answers an
-  // unchanged corpus with stat calls only and reads just the moved transcripts otherwise.
+  // First the quick check (engine/index/source_watch.h), which answers an unchanged corpus with stat
+  // calls only and reads just the moved transcripts otherwise (a query's refresh, `osearch index`).
   bool quick_check = false;
+  // An index written before the garbage counters gets them counted (a walk over every message) and
+  // so takes a run even when unchanged; a query's refresh and the watcher leave them unknown.
+  bool count_unknown_garbage = true;
 };
 
 struct IndexSummary {

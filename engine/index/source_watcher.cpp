@@ -173,6 +173,7 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
   auto stop = [&] { return options.should_stop && options.should_stop(); };
   IndexOptions run_options = options.index;
   run_options.quick_check = true;
+  run_options.count_unknown_garbage = false;
   run_options.should_stop = options.should_stop;
 
   Inotify inotify;
