@@ -93,6 +93,21 @@ SourceFile source_file(const std::string& path, const PathStat& now, uint64_t ki
   return f;
 }
 
+// How a recorded entry stands now. A directory, registry or missing path must be exactly as
+// recorded; a transcript must be the same file, not shorter (Grown: appended to or rewritten in
+// place, for a targeted read). Anything else (replaced, gone, shrunk, no longer a file) is Moved:
+// the full plan's.
+enum class Seen { Same, Grown, Moved };
+Seen judge(const PathStat& was, const PathStat& is, bool transcript) {
+  if (!transcript)
+    return is.type == was.type && is.dev == was.dev && is.ino == was.ino && is.size == was.size &&
+                   is.mtime_ns == was.mtime_ns
+               ? Seen::Same
+               : Seen::Moved;
+  if (is.type != PathStat::Type::File || is.dev != was.dev || is.ino != was.ino || is.size < was.size) return Seen::Moved;
+  return is.size != was.size || is.mtime_ns != was.mtime_ns ? Seen::Grown : Seen::Same;
+}
+
 // Called for each entry when the blocks are only decoded: its stat as recorded (path included), and
 // whether it is a transcript.
 using EntryVisitor = std::function<void(const PathStat& was, bool transcript)>;
@@ -142,16 +157,12 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
       }
       int err = 0;
       const PathStat is = stat_path(path, err);
-      if (!(flags & kTranscript)) {
-        was.path = path;
-        if (!(is == was)) out.layout_changed = true;
-      } else {
+      const Seen seen = judge(was, is, flags & kTranscript);
+      if (seen == Seen::Moved) {
+        out.layout_changed = true;
+      } else if (flags & kTranscript) {
         ++out.files;
-        const bool same_file = is.type == PathStat::Type::File && is.dev == was.dev && is.ino == was.ino;
-        // A transcript replaced, gone, shrunk or no longer a file is for the full plan.
-        if (!same_file || is.size < was.size) {
-          out.layout_changed = true;
-        } else if (is.size != was.size || is.mtime_ns != was.mtime_ns) {
+        if (seen == Seen::Grown) {
           out.changed.push_back(source_file(path, is, kind, agent, project, sid, sid_full, agent_id, run));
           out.patch_at.push_back(stat_at);
         }
@@ -186,6 +197,16 @@ std::optional<Layout> read_layout(std::string_view record, size_t at) {
   for (size_t b = 0; b < blocks; ++b)
     if (l.starts[b] >= l.starts[b + 1]) return std::nullopt;
   return l;
+}
+
+// The layout of a record kept for these roots (nullopt: other roots, or it does not decode), and
+// where its entries' header begins.
+std::optional<Layout> layout_for(std::string_view record, const std::vector<SourceRoot>& roots) {
+  Encoder head;
+  head.bytes().append(kMagic);
+  encode_roots(head, roots);
+  if (!record.starts_with(head.bytes())) return std::nullopt;
+  return read_layout(record, head.bytes().size());
 }
 
 // Decodes every entry of a record of any roots, handing each to `visit`. False: it does not decode whole.
@@ -230,11 +251,7 @@ std::vector<std::string> source_watch_dirs(std::string_view record) {
 }
 
 SourceWalk::SourceWalk(std::string record, const std::vector<SourceRoot>& roots) : record_(std::move(record)) {
-  Encoder head;
-  head.bytes().append(kMagic);
-  encode_roots(head, roots);
-  if (!std::string_view(record_).starts_with(head.bytes())) return;
-  const std::optional<Layout> layout = read_layout(record_, head.bytes().size());
+  const std::optional<Layout> layout = layout_for(record_, roots);
   if (!layout) return;
   entries_ = layout->n;
   entries_at_ = layout->entries_at;
@@ -254,10 +271,7 @@ void SourceWalk::work() {
 }
 
 bool recent_sources_unchanged(std::string_view record, const std::vector<SourceRoot>& roots, size_t count) {
-  Encoder head;
-  head.bytes().append(kMagic);
-  encode_roots(head, roots);
-  if (!record.starts_with(head.bytes())) return false;
+  if (!layout_for(record, roots)) return false;
   struct Recent {
     PathStat was;
     bool transcript = false;
@@ -272,13 +286,7 @@ bool recent_sources_unchanged(std::string_view record, const std::vector<SourceR
   if (!whole) return false;
   for (const auto& r : recent) {
     int err = 0;
-    const PathStat is = stat_path(r.was.path, err);
-    // As check_blocks judges: a directory or registry exactly as recorded, a transcript the same file
-    // with the same size and mtime.
-    if (r.transcript ? is.type != PathStat::Type::File || is.dev != r.was.dev || is.ino != r.was.ino ||
-                           is.size != r.was.size || is.mtime_ns != r.was.mtime_ns
-                     : !(is == r.was))
-      return false;
+    if (judge(r.was, stat_path(r.was.path, err), r.transcript) != Seen::Same) return false;
   }
   return true;
 }
@@ -351,11 +359,7 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
 
 WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots) {
   WatchCheck out;
-  Encoder head;
-  head.bytes().append(kMagic);
-  encode_roots(head, roots);
-  if (!record.starts_with(head.bytes())) return out;
-  const std::optional<Layout> layout = read_layout(record, head.bytes().size());
+  const std::optional<Layout> layout = layout_for(record, roots);
   if (!layout) return out;
   const uint64_t n = layout->n;
   const size_t entries_at = layout->entries_at, blocks = layout->starts.size() - 1;

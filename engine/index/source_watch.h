@@ -14,8 +14,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <atomic>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
