@@ -20,7 +20,16 @@ namespace {
 // agent's own session changes (its transcript, the directory a new session file appears in).
 constexpr size_t kRecentSources = 16;
 
-// The incremental run of the default path (after the memories and the watcher's word).
+// The default path's first steps: memory files edited since their last read are re-read (a stat per
+// active memory; their own env and lock, so this never waits for an indexer). False when no source
+// needs checking: --no-refresh, or a live `index --watch` vouches that the index is current.
+bool sources_need_checking(const Context& ctx) {
+  if (ctx.no_refresh) return false;
+  refresh_memories(ctx.index_dir, true);
+  return !watcher_keeps_current(ctx.index_dir, ctx.roots);
+}
+
+// The incremental run of the default path (after sources_need_checking).
 uint64_t refresh_run(const Context& ctx, bool& stale) {
   IndexOptions opts;
   opts.wait_for_lock = false;     // a running indexer keeps going; we answer from the committed state
@@ -54,13 +63,7 @@ void run_off_cpu(int busy_cpu) {
 
 uint64_t refresh_before_query(const Context& ctx, bool& stale) {
   stale = false;
-  if (ctx.no_refresh) return 0;
-  // Memory files edited since their last read are re-read (a stat per active memory). Their own
-  // env and lock: this never waits for an indexer.
-  refresh_memories(ctx.index_dir, true);
-  // A live `index --watch` vouches that the index is current: no stat walk at all.
-  if (watcher_keeps_current(ctx.index_dir, ctx.roots)) return 0;
-  return refresh_run(ctx, stale);
+  return sources_need_checking(ctx) ? refresh_run(ctx, stale) : 0;
 }
 
 QueryIndex::QueryIndex(const Context& ctx) : ctx_(ctx) {
@@ -68,10 +71,7 @@ QueryIndex::QueryIndex(const Context& ctx) : ctx_(ctx) {
     reader_ = &ctx.readers->open(ctx, refreshed_files, stale);
     return;
   }
-  if (!ctx.no_refresh) {
-    refresh_memories(ctx.index_dir, true);
-    if (!watcher_keeps_current(ctx.index_dir, ctx.roots) && !open_checking()) refreshed_files = refresh_run(ctx, stale);
-  }
+  if (sources_need_checking(ctx) && !open_checking()) refreshed_files = refresh_run(ctx, stale);
   if (!reader_) {
     own_ = std::make_unique<IndexReader>(ctx.index_dir);
     reader_ = own_.get();
