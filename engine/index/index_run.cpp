@@ -34,8 +34,8 @@ bool names_no_space(const Xapian::Error& e) {
 // to find and report.
 struct QuickCheck {
   WatchCheck check;
-  uint64_t sessions = 0, messages = 0, tool_calls = 0;  // the summary's totals when nothing changed
-  bool garbage_unknown = false;                         // an index written before the garbage counters
+  IndexSummary unchanged;        // the run's answer when nothing changed: files and totals
+  bool garbage_unknown = false;  // an index written before the garbage counters
 };
 
 std::optional<QuickCheck> quick_check(const std::string& index_dir, const std::vector<SourceRoot>& roots) {
@@ -51,12 +51,13 @@ std::optional<QuickCheck> quick_check(const std::string& index_dir, const std::v
     timer.count("record bytes", record->size());
     timer.mark("check");
     if (!q.check.usable || !q.check.layout_unchanged) return std::nullopt;
-    const Dbis& db = store.db();
-    q.sessions = Store::entries(r, db.sessions);
-    q.messages = Store::entries(r, db.messages);
-    q.tool_calls = Store::entries(r, db.tool_calls);
-    const GarbageCounts g = read_garbage_counts(r, db);
-    q.garbage_unknown = !g.text_bytes || !g.hidden_documents;
+    if (q.check.unchanged()) {
+      q.unchanged.files_seen = q.unchanged.files_skipped = q.check.files;
+      q.unchanged.plan = "unchanged";
+      detail::read_totals(r, store.db(), q.unchanged);
+      const GarbageCounts g = read_garbage_counts(r, store.db());
+      q.garbage_unknown = !g.text_bytes || !g.hidden_documents;
+    }
     return q;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -77,14 +78,8 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
   IndexSummary summary;
   std::optional<QuickCheck> known;
   if (options.quick_check && !options.full) known = quick_check(index_dir, roots);
-  if (known && known->check.unchanged() && !(options.count_unknown_garbage && known->garbage_unknown)) {
-    summary.files_seen = summary.files_skipped = known->check.files;
-    summary.sessions = known->sessions;
-    summary.messages = known->messages;
-    summary.tool_calls = known->tool_calls;
-    summary.plan = "unchanged";
-    return summary;
-  }
+  if (known && known->check.unchanged() && !(options.count_unknown_garbage && known->garbage_unknown))
+    return known->unchanged;
   auto read_only = [&](const std::string& why) {
     if (!options.skip_if_read_only)
       throw ReadOnlyIndex("the index at " + index_dir + " is read-only (" + why +

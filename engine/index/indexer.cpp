@@ -160,6 +160,12 @@ void keep_sessions_with_vanished_files(const Store& store, std::set<std::string>
 
 }  // namespace
 
+void detail::read_totals(const LmdbTxn& txn, const Dbis& db, IndexSummary& summary) {
+  summary.sessions = Store::entries(txn, db.sessions);
+  summary.messages = Store::entries(txn, db.messages);
+  summary.tool_calls = Store::entries(txn, db.tool_calls);
+}
+
 IndexSummary detail::index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
                               const IndexOptions& options, const WatchCheck* known) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -458,12 +464,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     summary.new_messages = batch.counters().messages;
     summary.new_tool_calls = batch.counters().tool_calls;
   }
-  {
-    LmdbTxn r(store.env(), true);
-    summary.sessions = Store::entries(r, db.sessions);
-    summary.messages = Store::entries(r, db.messages);
-    summary.tool_calls = Store::entries(r, db.tool_calls);
-  }
+  detail::read_totals(LmdbTxn(store.env(), true), db, summary);
   finish_run(store, options, summary);  // a compaction or a repack (engine/index/compact.h)
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return summary;

@@ -107,6 +107,8 @@ namespace detail {
 // the run reads them without listing a directory.
 IndexSummary index_under_lock(const std::string& index_dir, const std::vector<SourceRoot>& roots,
                               const IndexOptions& options, const WatchCheck* known = nullptr);
+// The summary's totals (sessions, messages, tool calls) as `txn` sees the index.
+void read_totals(const LmdbTxn& txn, const Dbis& db, IndexSummary& summary);
 }  // namespace detail
 
 }  // namespace osearch
