@@ -365,10 +365,6 @@ void TextIndexWriter::remove_unreferenced(const std::string& index_dir, const Xa
   }
 }
 
-}  // namespace osearch
-
-namespace osearch {
-
 std::vector<std::string> TextIndexWriter::committed_sessions_with_uuid(const XapianLayout& layout, std::string_view uuid) {
   const std::string main = layout.main_dir(index_dir_);
   const bool appended = uuid_lookup_ && uuid_lookup_main_ == main && uuid_lookup_shards_.size() <= layout.shards.size() &&

@@ -152,7 +152,7 @@ int64_t timestamp_of_message_key(std::string_view key);
 std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 bounded(b)
 // `msg_uuid`: sid \0 uuid -> message key. Session first, so a batch's entries land beside their
 // session's, as `messages` do (uuid first, each one landed on its own page of a growing tree). A
-// uuid alone is found through the message documents' uuid term (text_index.h, sessions_holding).
+// uuid alone is found through the message documents' uuid term (text_index.h, sessions_with_uuid_term).
 std::string message_uuid_key(std::string_view sid, std::string_view uuid);
 std::string file_key(std::string_view path);                   // key of `files`
 std::string session_time_key(int64_t ended_at, std::string_view sid);  // key of `sess_by_time`
