@@ -45,6 +45,17 @@ TEST_CASE("content: a title is found like a message", "[search][titles]") {
   CHECK(by_session["s-both"]->message.has_value());  // a message hit wins over the title
   CHECK(by_session["s-both"]->match_count == 1);
 
+  // keyword counts a session's matching messages, never its title document.
+  {
+    IndexReader reader(idx);
+    QueryResult kw = run_keyword(reader, "zanzibar", parse_filters(FilterArgs{}, 0, 20), KeywordOptions{});
+    CHECK(kw.total == 2);
+    CHECK(kw.total_exact);
+    std::map<std::string, uint64_t> counts;
+    for (const auto& h : kw.hits) counts[h.session.id] = h.match_count;
+    CHECK(counts == std::map<std::string, uint64_t>{{"s-both", 1}, {"s-title", 0}});
+  }
+
   FilterArgs by_role;
   by_role.role = {"user"};
   CHECK(content_of(idx, "(?i)zanzibar", by_role).hits.size() == 1);  // titles are not user messages

@@ -1,6 +1,7 @@
 // `keyword`: BM25 over the Xapian index, one hit per session unless --by message.
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 
 #include "engine/query/query_parser.h"
 #include "engine/query/search.h"
@@ -100,18 +101,50 @@ std::vector<std::string> matched_terms(const Xapian::Database& db, const std::ve
   return out;
 }
 
-// Each session hit's exact number of matching messages (title documents excluded), in one pass over
-// the query restricted to the hits' sessions: one count per session read the query terms' posting
-// lists once per hit (2,600 block reads for a two-word query on the 500 MB corpus).
-void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, const SessionEpochs& epochs,
-                           std::vector<Hit>& hits) {
+// Every document the ranked pass accepts (after the decider, before collapsing), by session. When
+// the pass provably met every match, it gives the exact session count and each session's matches
+// in that one pass: no unranked second pass over the same postings.
+class SessionTally : public Xapian::MatchSpy {
+ public:
+  // Past `limit` documents the count cannot be proved whole: the rest are only counted.
+  explicit SessionTally(Xapian::doccount limit) : limit_(limit) {}
+  void operator()(const Xapian::Document& doc, double) override {
+    if (++docs_ > limit_) return;
+    std::string sid = doc.get_value(kSlotSession);
+    if (sid.empty())
+      ++unkeyed_;  // a memory: Xapian never collapses an empty key
+    else
+      ++per_session_[std::move(sid)];
+  }
+  // Xapian stops early only once `check_at_least` (= limit) documents survived collapsing, so
+  // fewer seen means none was skipped.
+  bool saw_every_match() const { return docs_ < limit_; }
+  size_t sessions() const { return per_session_.size() + unkeyed_; }
+  // The session's matching documents, its title document included when it matched.
+  Xapian::doccount documents(const std::string& sid) const {
+    auto it = per_session_.find(sid);
+    return it == per_session_.end() ? 0 : it->second;
+  }
+
+ private:
+  Xapian::doccount limit_, docs_ = 0, unkeyed_ = 0;
+  std::unordered_map<std::string, Xapian::doccount> per_session_;
+};
+
+// Per session of `hits`, how many documents of `restrict` match `q` (a ValueCountMatchSpy over
+// the query limited to those sessions).
+std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xapian::Database& db, const Xapian::Query& q,
+                                                                      const Xapian::Query& restrict,
+                                                                      const SessionEpochs& epochs,
+                                                                      const std::vector<Hit>& hits) {
+  std::map<std::string, Xapian::doccount, std::less<>> counts;
   std::vector<Xapian::Query> sessions;
   for (const Hit& h : hits)
     if (!h.memory) sessions.emplace_back(boolean_term(prefix::kSession, h.session.id));
-  if (sessions.empty()) return;
+  if (sessions.empty()) return counts;
   Xapian::Query in_sessions(Xapian::Query::OP_FILTER, q,
                             Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end()));
-  in_sessions = Xapian::Query(Xapian::Query::OP_AND_NOT, in_sessions, Xapian::Query(std::string(prefix::kTitleDoc)));
+  in_sessions = restrict.empty() ? in_sessions : Xapian::Query(Xapian::Query::OP_FILTER, in_sessions, restrict);
   Xapian::Enquire count(db);
   count.set_query(in_sessions);
   count.set_weighting_scheme(Xapian::BoolWeight());
@@ -119,9 +152,29 @@ void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, c
   count.add_matchspy(&per_session);
   const HitDecider live(nullptr, epochs);
   count.get_mset(0, 0, db.get_doccount(), nullptr, live.active() ? &live : nullptr);
-  std::map<std::string, Xapian::doccount, std::less<>> counts;
   for (auto it = per_session.values_begin(); it != per_session.values_end(); ++it)
     counts.emplace(*it, it.get_termfreq());
+  return counts;
+}
+
+// Each session hit's exact number of matching messages (title documents excluded). From the tally
+// when it saw every match, less the page's matching title documents; otherwise in one pass over the
+// query restricted to the hits' sessions (one count per session read the query terms' posting
+// lists once per hit: 2,600 block reads for a two-word query on the 500 MB corpus).
+void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, const SessionEpochs& epochs,
+                           const SessionTally* tally, std::vector<Hit>& hits) {
+  const Xapian::Query title_docs{std::string(prefix::kTitleDoc)};
+  if (tally) {
+    const auto titles = count_in_sessions(db, q, title_docs, epochs, hits);
+    for (Hit& h : hits) {
+      if (h.memory) continue;
+      const auto t = titles.find(h.session.id);
+      h.match_count = tally->documents(h.session.id) - (t == titles.end() ? 0 : t->second);
+    }
+    return;
+  }
+  const auto counts =
+      count_in_sessions(db, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), Xapian::Query(), epochs, hits);
   for (Hit& h : hits)
     if (!h.memory)
       if (auto c = counts.find(h.session.id); c != counts.end()) h.match_count = c->second;
@@ -160,25 +213,19 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   // Memories are checked against the filters by the decider (their project, not a session's).
   const Xapian::MatchDecider* md = decider.active() || !reader.memories().empty() ? &decider : nullptr;
   // Xapian counts exactly when it looks at every matching document (up to exact_total_docs of them,
-  // a few ms); beyond, `total` is its estimate and flagged as such.
+  // a few ms); beyond, `total` is its estimate and flagged as such. Collapsed, Xapian's own count is
+  // exact only when the page held every session: the tally counts them as the same pass goes.
+  const auto check_at_least = static_cast<Xapian::doccount>(std::max(f.offset + f.limit + 1, o.exact_total_docs));
+  SessionTally tally(check_at_least);
+  if (!o.by_message) enq.add_matchspy(&tally);
   Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
-                                   static_cast<Xapian::doccount>(std::max(f.offset + f.limit + 1, o.exact_total_docs)),
-                                   nullptr, md);
+                                   check_at_least, nullptr, md);
   result.total = mset.get_matches_estimated();
   result.total_exact = mset.get_matches_lower_bound() == mset.get_matches_upper_bound();
-  if (!result.total_exact && !o.by_message && mset.get_uncollapsed_matches_upper_bound() <= o.exact_total_docs) {
-    // Collapsed, Xapian only knows the session count exactly when the page held every session. With
-    // at most exact_total_docs matching documents, one unranked pass collects every session instead.
-    Xapian::Enquire count(db);
-    count.set_query(q);
-    count.set_weighting_scheme(Xapian::BoolWeight());
-    count.set_collapse_key(kSlotSession);
-    Xapian::MSet all = count.get_mset(0, static_cast<Xapian::doccount>(o.exact_total_docs),
-                                       static_cast<Xapian::doccount>(o.exact_total_docs), nullptr, md);
-    if (all.get_matches_lower_bound() == all.get_matches_upper_bound()) {
-      result.total = all.size();
-      result.total_exact = true;
-    }
+  const bool tally_whole = !o.by_message && tally.saw_every_match();
+  if (tally_whole) {
+    result.total = tally.sessions();
+    result.total_exact = true;
   }
   for (const auto& w : parsed.wildcards)
     if (w.truncated()) result.truncate(w.describe());
@@ -235,7 +282,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     hit.match_count = o.by_message ? 1 : 0;  // a session's: count_session_matches below
     result.hits.push_back(std::move(hit));
   }
-  if (!o.by_message) count_session_matches(db, q, reader.epochs(), result.hits);
+  if (!o.by_message) count_session_matches(db, q, reader.epochs(), tally_whole ? &tally : nullptr, result.hits);
   timer.mark("hits");
   return result;
 }
