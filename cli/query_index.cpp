@@ -86,7 +86,8 @@ bool QueryIndex::open_checking() {
     return false;  // no index yet, or damage: the refresh path creates it, or names what is wrong
   }
   const std::optional<std::string_view> record = quick_check_record(r->txn(), r->db());
-  if (!record || !recent_sources_unchanged(*record, ctx_.roots, kRecentSources)) return false;
+  if (!record) return false;
+  // The walker starts first: the newest sources are stat'ed while it is under way.
   walk_ = std::make_shared<SourceWalk>(std::string(*record), ctx_.roots);  // its own copy of the record
   try {
     walker_ = std::async(std::launch::async, [walk = walk_, query_cpu = sched_getcpu()] {
@@ -95,6 +96,13 @@ bool QueryIndex::open_checking() {
     });
   } catch (const std::system_error&) {
     // No second thread: confirm() walks it all.
+  }
+  if (!recent_sources_unchanged(*record, ctx_.roots, kRecentSources)) {
+    walk_->abandon();
+    if (walker_.valid()) walker_.wait();  // its exception, if any, goes with it: the refresh decides
+    walker_ = {};
+    walk_.reset();
+    return false;
   }
   own_ = std::move(r);
   reader_ = own_.get();

@@ -54,6 +54,8 @@ class SourceWalk {
  public:
   SourceWalk(std::string record, const std::vector<SourceRoot>& roots);
   void work();
+  // The walk is not needed any more: work() takes no further block.
+  void abandon() { differs_ = true; }
   bool unchanged() const { return usable_ && !differs_.load(); }
 
  private:
