@@ -55,7 +55,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   if (o.patterns.empty()) throw BadInput("usage", "content needs a PATTERN (or -e PATTERN)");
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + o.time_budget;
-  ContentPatterns patterns = ContentPatterns::compile(o);
+  ContentPatterns patterns = ContentPatterns::compile(o, reader.dir() + "/cache");
   const hs_database_t* scan_db = patterns.scan.get();
   hs_scratch_t* scratch = patterns.scratch.get();
   const std::optional<PcreMatcher>& pcre = patterns.confirm;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <thread>
 
+#include "engine/query/pattern_cache.h"
 #include "engine/query/query.h"
 #include "ingest/worker_thread.h"
 
@@ -43,7 +44,10 @@ std::vector<std::string> expressions(const ContentOptions& o, bool bare = false)
 
 enum class Mode { Exact, ExactWithStart, Prefilter };
 
-HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& exprs, Mode mode, std::string* error) {
+// `cache_dir` ("" = none): the compiled database is looked up there first and kept there after a
+// compile (engine/query/pattern_cache.h); failures are never kept, so their message is Hyperscan's.
+HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& exprs, Mode mode, std::string* error,
+                      const std::string& cache_dir) {
   std::vector<unsigned> flags, ids;
   std::vector<const char*> cexprs;
   for (size_t i = 0; i < exprs.size(); ++i) {
@@ -54,6 +58,11 @@ HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& e
     flags.push_back(f);
     ids.push_back(static_cast<unsigned>(i));
     cexprs.push_back(exprs[i].c_str());
+  }
+  std::string key;
+  if (!cache_dir.empty()) {
+    key = pattern_cache_key(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK);
+    if (hs_database_t* cached = load_cached_database(cache_dir, key)) return HsDatabase(cached);
   }
   hs_database_t* db = nullptr;
   hs_compile_error_t* err = nullptr;
@@ -68,6 +77,7 @@ HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& e
     }
     return nullptr;
   }
+  if (!cache_dir.empty()) keep_cached_database(cache_dir, key, db);
   return HsDatabase(db);
 }
 
@@ -156,7 +166,7 @@ void alloc_scratch(ContentPatterns& c) {
 }
 }  // namespace
 
-ContentPatterns ContentPatterns::compile(const ContentOptions& o) {
+ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::string& cache_dir) {
   ContentPatterns c;
   std::vector<std::string> exprs = expressions(o);
   if (o.word) {
@@ -169,8 +179,8 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o) {
       std::string pcre_error, error;
       c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
       if (!c.confirm) throw BadInput("bad-regex", pcre_error);
-      c.scan = compile_hs(o, bare, Mode::Exact, &error);
-      if (!c.scan) c.scan = compile_hs(o, bare, Mode::Prefilter, nullptr);
+      c.scan = compile_hs(o, bare, Mode::Exact, &error, cache_dir);
+      if (!c.scan) c.scan = compile_hs(o, bare, Mode::Prefilter, nullptr, cache_dir);
       if (!c.scan) throw BadInput("bad-regex", error);
       alloc_scratch(c);
       return c;
@@ -178,21 +188,21 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o) {
   }
   c.per_entry = o.word || std::any_of(exprs.begin(), exprs.end(), [](const std::string& e) { return looks_outside_match(e); });
   std::string error;
-  c.scan = compile_hs(o, exprs, Mode::Exact, &error);
+  c.scan = compile_hs(o, exprs, Mode::Exact, &error, cache_dir);
   if (c.scan) {
     // Snippets need where the first match starts. A SOM_LEFTMOST database would cost a second
     // Hyperscan compile (60-230 ms for \w or \s under UCP, or "Pattern is too large"); PCRE2 compiles
     // in microseconds and only runs on the shown hits. Hyperscan's SOM stays the fallback.
     std::string locate_error;
     c.locate = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, locate_error);
-    if (!c.locate) c.with_start = compile_hs(o, exprs, Mode::ExactWithStart, nullptr);
+    if (!c.locate) c.with_start = compile_hs(o, exprs, Mode::ExactWithStart, nullptr, cache_dir);
   } else {
     // Hyperscan cannot run it exactly: a prefilter finds a superset, PCRE2 decides. A pattern
     // neither engine compiles is reported with PCRE2's message (the syntax is PCRE's).
     std::string pcre_error;
     c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
     if (!c.confirm) throw BadInput("bad-regex", pcre_error);
-    c.scan = compile_hs(o, exprs, Mode::Prefilter, nullptr);
+    c.scan = compile_hs(o, exprs, Mode::Prefilter, nullptr, cache_dir);
     if (!c.scan) throw BadInput("bad-regex", error);
   }
   alloc_scratch(c);

@@ -39,7 +39,8 @@ struct ContentPatterns {
   bool per_entry = false;
   HsScratch scratch;                    // serves `scan` and `with_start`
 
-  static ContentPatterns compile(const ContentOptions& o);  // throws BadInput("bad-regex")
+  // Throws BadInput("bad-regex"). `cache_dir`: where compiled databases are kept ("" = nowhere).
+  static ContentPatterns compile(const ContentOptions& o, const std::string& cache_dir = "");
 };
 
 // Whether a regex asserts something about the text around its match. Errs towards yes (that only
