@@ -123,7 +123,7 @@ void keep_cached_database(const std::string& dir, std::string_view key, const hs
   put_u64(bytes, fnv1a(std::string_view(raw, len)));
   bytes.append(raw, len);
   const std::string path = entry_path(dir, key);
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(::gettid());  // per writer thread
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if (fd < 0) return;
   size_t done = 0;
