@@ -13,6 +13,7 @@
 #include "engine/query/content_scan.h"
 #include "engine/query/search.h"
 #include "engine/query/snippet.h"
+#include "engine/store/store.h"
 #include "engine/store/trace.h"
 
 namespace osearch {
@@ -55,7 +56,11 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   if (o.patterns.empty()) throw BadInput("usage", "content needs a PATTERN (or -e PATTERN)");
   using Clock = std::chrono::steady_clock;
   const Clock::time_point deadline = Clock::now() + o.time_budget;
-  ContentPatterns patterns = ContentPatterns::compile(o, reader.dir() + "/cache");
+  // Compiled patterns are kept in the index (engine/query/pattern_cache.h), unless it is read-only:
+  // then nothing in it is written, not even a cache entry's time of use.
+  std::string read_only_why;
+  const std::string cache_dir = index_writable(reader.dir(), read_only_why) ? reader.dir() + "/cache" : "";
+  ContentPatterns patterns = ContentPatterns::compile(o, cache_dir);
   const hs_database_t* scan_db = patterns.scan.get();
   hs_scratch_t* scratch = patterns.scratch.get();
   const std::optional<PcreMatcher>& pcre = patterns.confirm;
