@@ -12,6 +12,7 @@
 
 #include "engine/index/garbage.h"
 #include "engine/index/index_parts.h"
+#include "engine/query/pattern_cache.h"
 
 namespace {
 
@@ -88,7 +89,8 @@ std::vector<std::string> unnamed_entries(const std::string& idx) {
   const IndexParts parts = read_parts(r.txn(), r.db());
   std::set<std::string> named = {"writer.lock", "records.current", env, parts.text_log + ".log", parts.text_log + ".idx",
                                  parts.layout.titles, "xapian-" + std::to_string(parts.layout.generation),
-                                 "memories", "memories.lock", "memories-text", "memories-text.lock"};
+                                 "memories", "memories.lock", "memories-text", "memories-text.lock",
+                                 kPatternCacheDir};
   for (const auto& s : parts.layout.shards) named.insert(s);
   std::vector<std::string> out;
   for (const auto& e : fs::directory_iterator(idx))

@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "engine/query/content_scan.h"
+#include "engine/query/pattern_cache.h"
 #include "engine/query/search.h"
 #include "engine/query/snippet.h"
 #include "engine/store/store.h"
@@ -59,7 +60,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // Compiled patterns are kept in the index (engine/query/pattern_cache.h), unless it is read-only:
   // then nothing in it is written, not even a cache entry's time of use.
   std::string read_only_why;
-  const std::string cache_dir = index_writable(reader.dir(), read_only_why) ? reader.dir() + "/cache" : "";
+  const std::string cache_dir = index_writable(reader.dir(), read_only_why) ? reader.dir() + "/" + kPatternCacheDir : "";
   ContentPatterns patterns = ContentPatterns::compile(o, cache_dir);
   const hs_database_t* scan_db = patterns.scan.get();
   hs_scratch_t* scratch = patterns.scratch.get();

@@ -19,6 +19,8 @@
 namespace osearch {
 
 inline constexpr size_t kPatternCacheMaxEntries = 64;
+// The cache's directory under the index dir.
+inline constexpr const char* kPatternCacheDir = "cache";
 
 // The cache's key for these compile inputs: the Hyperscan version, this machine's platform, the
 // mode, and each expression with its flags and id.
