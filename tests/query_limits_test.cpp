@@ -48,6 +48,34 @@ TEST_CASE("limits: keyword session total is exact with --limit 1 over 160 sessio
   CHECK_FALSE(l.truncated);
 }
 
+TEST_CASE("limits: list counted by key answers as list reading every record", "[hardening][query]") {
+  // 60 sessions ending at 60 different times (session s has s % 30 + 1 messages a second apart).
+  std::vector<std::vector<std::string>> sessions(60);
+  for (size_t s = 0; s < sessions.size(); ++s)
+    for (size_t m = 0; m <= s % 30; ++m) sessions[s].push_back("line " + std::to_string(m));
+  SyntheticIndex ix(sessions);
+  IndexReader reader(ix.idx);
+  auto ids = [](const QueryResult& r) {
+    std::vector<std::string> out;
+    for (const Hit& h : r.hits) out.push_back(h.session.id);
+    return out;
+  };
+  const int64_t start = run_list(reader, limit_filters(1)).hits.at(0).session.ended_at;  // the newest
+  for (size_t offset : {0, 7, 59, 60, 80})
+    for (size_t limit : {1, 5, 100})
+      for (int64_t back_s : {-1, 0, 10, 29, 1000}) {
+        INFO("offset " << offset << " limit " << limit << " since newest - " << back_s << " s");
+        Filters by_key = limit_filters(limit, offset);
+        if (back_s >= 0) by_key.since_ms = start - back_s * 1000;
+        Filters by_record = by_key;
+        by_record.agents = {"claude"};  // every session's agent: the path that decodes each record
+        const QueryResult a = run_list(reader, by_key), b = run_list(reader, by_record);
+        CHECK(a.total == b.total);
+        CHECK(a.total_exact);
+        CHECK(ids(a) == ids(b));
+      }
+}
+
 TEST_CASE("limits: keyword totals beyond the exact-count bound are flagged as estimates", "[hardening][query]") {
   SyntheticIndex ix(sessions_with("zebrafish", 40, 8));
   // A bound below the 320 matching messages: Xapian stops counting, and says so.

@@ -169,7 +169,8 @@ void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, c
     for (Hit& h : hits) {
       if (h.memory) continue;
       const auto t = titles.find(h.session.id);
-      h.match_count = tally->documents(h.session.id) - (t == titles.end() ? 0 : t->second);
+      const Xapian::doccount docs = tally->documents(h.session.id), title = t == titles.end() ? 0 : t->second;
+      h.match_count = docs - std::min(docs, title);  // the tally saw the title too: never below zero
     }
     return;
   }

@@ -8,34 +8,37 @@
 namespace osearch {
 namespace {
 
+void add_hit(QueryResult& result, SessionRec&& session) {
+  Hit hit;
+  hit.session = std::move(session);
+  hit.match_count = 0;
+  result.hits.push_back(std::move(hit));
+}
+
 // A `sess_by_time` key's ended_at (its first 8 bytes).
 int64_t key_ended_at(std::string_view key) { return unsortable_i64(get_be64(key)); }
 
 // With no filter but --since, the order's keys alone decide which sessions match: ended_at is the
 // key's prefix, so the matches are the newest keys down to the first one before --since. Only the
-// page's records are decoded; the rest are counted (the whole order's size when nothing filters),
-// so the cost stays the page's, not the corpus's, and the total stays exact.
+// page's records are decoded; the keys before and after it are counted (or, with nothing to filter,
+// the order's size is the total), so the cost stays the page's and the total stays exact.
 QueryResult list_by_keys(IndexReader& reader, const Filters& f, QueryResult result) {
   LmdbCursor cur(reader.txn(), reader.db().sess_by_time);
   uint64_t matched = 0;
   for (bool ok = cur.last(); ok; ok = cur.prev()) {
     if (f.since_ms && key_ended_at(cur.key()) < *f.since_ms) break;
-    if (result.hits.size() >= f.limit) {
-      if (!f.since_ms) {
-        result.total = Store::entries(reader.txn(), reader.db().sess_by_time);
-        return result;
-      }
+    if (result.hits.size() >= f.limit && !f.since_ms) {
+      result.total = Store::entries(reader.txn(), reader.db().sess_by_time);
+      return result;
+    }
+    if (matched < f.offset || result.hits.size() >= f.limit) {  // before or after the page: counted only
       ++matched;
       continue;
     }
     auto s = reader.session(cur.key().substr(8));
     if (!s) continue;
     ++matched;
-    if (matched <= f.offset) continue;
-    Hit hit;
-    hit.session = std::move(*s);
-    hit.match_count = 0;
-    result.hits.push_back(std::move(hit));
+    add_hit(result, std::move(*s));
   }
   result.total = matched;
   return result;
@@ -58,12 +61,7 @@ QueryResult run_list(IndexReader& reader, const Filters& f) {
     if (f.until_ms && s->started_at >= *f.until_ms) continue;
     if (!f.branches.empty() && std::find(f.branches.begin(), f.branches.end(), s->git_branch) == f.branches.end())
       continue;
-    ++matched;
-    if (matched <= f.offset || result.hits.size() >= f.limit) continue;
-    Hit hit;
-    hit.session = std::move(*s);
-    hit.match_count = 0;
-    result.hits.push_back(std::move(hit));
+    if (++matched > f.offset && result.hits.size() < f.limit) add_hit(result, std::move(*s));
   }
   result.total = matched;
   return result;
