@@ -109,6 +109,39 @@ TEST_CASE("limits: a session total is exact when the matches fit the bound, howe
   for (const Hit& h : page.hits) CHECK(h.match_count == 8);  // counted for the page all the same
 }
 
+TEST_CASE("limits: past the exact-count bound the page is the same, the total an estimate within the sessions",
+          "[hardening][query]") {
+  // 60 sessions of 8 messages; the word's count varies, so the weights differ across sessions.
+  std::vector<std::vector<std::string>> sessions(60);
+  for (size_t s = 0; s < sessions.size(); ++s)
+    for (size_t m = 0; m < 8; ++m) {
+      std::string text = "entry " + std::to_string(m);
+      for (size_t k = 0; k <= (s * 7 + m * 3) % 5; ++k) text += " quokka";
+      sessions[s].push_back(text + " more words here " + std::to_string(s));
+    }
+  SyntheticIndex ix(sessions);
+  for (size_t offset : {0, 3, 50}) {
+    INFO("offset " << offset);
+    IndexReader r(ix.idx);
+    KeywordOptions counted, bounded;
+    counted.exact_total_docs = 10000;  // every match examined: the exact path
+    bounded.exact_total_docs = 100;    // 480 matches: the page-only path
+    const QueryResult a = run_keyword(r, "quokka", limit_filters(7, offset), counted);
+    const QueryResult b = run_keyword(r, "quokka", limit_filters(7, offset), bounded);
+    CHECK(a.total == 60);
+    CHECK(a.total_exact);
+    CHECK_FALSE(b.total_exact);
+    CHECK(b.total <= 60);
+    REQUIRE(a.hits.size() == b.hits.size());
+    for (size_t i = 0; i < a.hits.size(); ++i) {
+      CHECK(a.hits[i].session.id == b.hits[i].session.id);
+      CHECK(a.hits[i].score == b.hits[i].score);
+      CHECK(a.hits[i].match_count == 8);
+      CHECK(b.hits[i].match_count == 8);
+    }
+  }
+}
+
 TEST_CASE("limits: a prefix* expanding to more terms than the limit reports the cut", "[hardening][query]") {
   // 20,000 distinct tokN terms in 80 messages of 250 words.
   std::vector<std::vector<std::string>> sessions(20);
