@@ -228,8 +228,8 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
 // `osearch index` in a loop sees it was interrupted.
 int cmd_index(const Context& ctx, const IndexArgs& args) {
   const auto t0 = std::chrono::steady_clock::now();
-  // No transparent huge pages for a build's large, sparse heap (main.cpp asks jemalloc for them):
-  // they cost 30 % of peak RSS for 5 % of speed. Best effort: an old kernel just says no.
+  // No transparent huge pages for a build's large, sparse heap, even where the kernel hands them out
+  // unasked: they cost 30 % of peak RSS for 5 % of speed. Best effort: an old kernel just says no.
   ::prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
   StopSignals stop;
   IndexOptions opts;

@@ -21,12 +21,13 @@
 
 using namespace osearch;
 
-// jemalloc's start-up options (read before main; glibc's malloc ignores the symbol). A query touches
-// a few hundred fresh heap pages, and on the VMs measured a page fault costs 15-30 µs: backing the
-// heap with transparent huge pages (where the kernel allows them on request) takes ~300 faults and
-// ~4 ms off a keyword call. `osearch index` turns them off again for itself (cmd_index.cpp): a build's
-// heap is large and sparse, and huge pages raised its peak RSS by 30 %.
-extern "C" const char* const malloc_conf = "thp:always,metadata_thp:always";
+// jemalloc's start-up options (read before main; glibc's malloc ignores the symbol): no transparent
+// huge pages, jemalloc's default, kept explicit because it was measured both ways. Huge pages took
+// ~300 faults off a keyword call, which paid on one VM (a 4 KB fault cost 15-30 µs there); on the
+// next ones a 4 KB fault cost ~2 µs and a 2 MB one ~330 µs of zeroing (8.7 ms when the kernel first
+// compacted memory for it), and every command ran 1-15 % faster without them (docs/BENCHMARKS.md).
+// A short-lived process also never waits on that compaction here.
+extern "C" const char* const malloc_conf = "thp:default,metadata_thp:disabled";
 
 namespace {
 
