@@ -5,12 +5,33 @@
 #include <cassert>
 #include <charconv>
 #include <cmath>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace osearch {
 namespace {
 
 // Bytes that can be copied verbatim: printable ASCII other than " and \ (DEL is escaped too).
 constexpr bool plain(unsigned char c) { return c >= 0x20 && c < 0x7F && c != '"' && c != '\\'; }
+
+// The end of the run of plain bytes of `s` from `i`. Sixteen bytes at a time where SSE2 is there (all
+// of x86-64): a `thread` answer is megabytes of mostly plain text, and the byte loop was 17 % of it.
+size_t plain_run_end(std::string_view s, size_t i) {
+#if defined(__SSE2__)
+    const __m128i space = _mm_set1_epi8(0x20), del = _mm_set1_epi8(0x7F);
+    const __m128i quote = _mm_set1_epi8('"'), backslash = _mm_set1_epi8('\\');
+    for (; i + 16 <= s.size(); i += 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
+        // Signed: bytes >= 0x80 are negative, so "less than space" takes them with the controls.
+        const __m128i special = _mm_or_si128(_mm_or_si128(_mm_cmplt_epi8(v, space), _mm_cmpeq_epi8(v, del)),
+                                             _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+        if (const int mask = _mm_movemask_epi8(special); mask != 0) return i + static_cast<size_t>(__builtin_ctz(mask));
+    }
+#endif
+    while (i < s.size() && plain(static_cast<unsigned char>(s[i]))) ++i;
+    return i;
+}
 
 // Code points written as \uXXXX though JSON allows them raw: C1 controls, bidi controls and
 // U+2028/U+2029, so JSON shown on a terminal or pasted into JavaScript cannot be re-read as
@@ -31,8 +52,7 @@ void append_escaped(std::string& out, std::string_view s) {
     size_t i = 0;
     while (i < s.size()) {
         // Copy plain runs in one go; most text is plain.
-        size_t j = i;
-        while (j < s.size() && plain(static_cast<unsigned char>(s[j]))) ++j;
+        const size_t j = plain_run_end(s, i);
         out.append(s.data() + i, j - i);
         if (j == s.size()) break;
         i = j;

@@ -176,3 +176,19 @@ TEST_CASE("JsonWriter: value overloads pick the right type", "[json]") {
     w.end_array();
     CHECK(w.str() == R"(["literal",null,"str",true,1.5])");
 }
+
+TEST_CASE("json_escape: a byte to escape at every place of a long plain run", "[json]") {
+    // The plain runs are scanned sixteen bytes at a time: every offset around and across the blocks.
+    const std::vector<std::pair<std::string, std::string>> specials = {
+        {"\"", "\\\""}, {"\\", "\\\\"}, {"\n", "\\n"}, {"\x7f", "\\u007f"}, {"\x01", "\\u0001"},
+        {"\x1f", "\\u001f"}, {"é", "é"}, {"\xE2\x80\xA8", "\\u2028"}, {"\xFF", "\xEF\xBF\xBD"}};
+    for (size_t len : {0, 1, 15, 16, 17, 31, 32, 33, 47, 70})
+        for (size_t at = 0; at <= len; ++at)
+            for (const auto& [raw, escaped] : specials) {
+                std::string plain_text;
+                for (size_t i = 0; i < len; ++i) plain_text.push_back(static_cast<char>('a' + i % 26));
+                const std::string in = plain_text.substr(0, at) + raw + plain_text.substr(at);
+                INFO("length " << len << ", at " << at);
+                CHECK(json_escape(in) == "\"" + plain_text.substr(0, at) + escaped + plain_text.substr(at) + "\"");
+            }
+}
