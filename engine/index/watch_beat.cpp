@@ -46,15 +46,6 @@ std::string host_name() {
   return u.nodename;
 }
 
-uint64_t fnv1a(std::string_view bytes) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 0x100000001b3ULL;
-  }
-  return h;
-}
-
 struct Beat {
   int64_t checked_at_ns = 0;
   long pid = 0;
@@ -69,7 +60,7 @@ std::string encode(int64_t checked_at_ns, std::string_view host, std::string_vie
   put_be64(e.bytes(), static_cast<uint64_t>(::getpid()));
   e.str(host);
   e.str(roots);
-  put_be64(e.bytes(), fnv1a(e.bytes()));
+  put_be64(e.bytes(), fnv1a64(e.bytes()));
   return e.take();
 }
 
@@ -82,7 +73,7 @@ std::optional<Beat> decode(std::string_view bytes) {
   b.host = r.str();
   b.roots = r.str();
   if (!r.ok() || bytes.size() - r.pos() != 8) return std::nullopt;
-  if (get_be64(bytes, r.pos()) != fnv1a(bytes.substr(0, r.pos()))) return std::nullopt;
+  if (get_be64(bytes, r.pos()) != fnv1a64(bytes.substr(0, r.pos()))) return std::nullopt;
   return b;
 }
 

@@ -13,33 +13,21 @@
 #include <memory>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <vector>
+
+#include "engine/store/codec.h"
 
 namespace osearch {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::string_view kMagic = "oshs1\n";
+// An entry: the magic, the key (length-prefixed), an FNV-1a checksum of the database's bytes, the
+// serialized database.
+constexpr std::string_view kMagic = "oshs2\n";
 constexpr uint64_t kMaxFileBytes = 256u << 20;
 
-void put_u64(std::string& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-uint64_t get_u64(std::string_view s) {
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v |= static_cast<uint64_t>(static_cast<unsigned char>(s[i])) << (8 * i);
-  return v;
-}
-
-uint64_t fnv1a(std::string_view bytes) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : bytes) h = (h ^ c) * 1099511628211ULL;
-  return h;
-}
-
 std::string entry_path(const std::string& dir, std::string_view key) {
-  const uint64_t h = fnv1a(key);
+  const uint64_t h = fnv1a64(key);
   char name[32];
   std::snprintf(name, sizeof name, "%016llx.hsdb", static_cast<unsigned long long>(h));
   return dir + "/" + name;
@@ -95,18 +83,14 @@ hs_database_t* load_cached_database(const std::string& dir, std::string_view key
   in.seekg(0);
   std::string bytes(size, '\0');
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return nullptr;
-  std::string_view rest(bytes);
-  if (!rest.starts_with(kMagic) || rest.size() < kMagic.size() + 8) return nullptr;
-  rest.remove_prefix(kMagic.size());
-  const uint64_t key_len = get_u64(rest);
-  rest.remove_prefix(8);
-  if (key_len > rest.size() || rest.substr(0, key_len) != key) return nullptr;  // a collision, or damage
-  rest.remove_prefix(key_len);
+  if (!std::string_view(bytes).starts_with(kMagic)) return nullptr;
+  Decoder r(bytes, kMagic.size());
+  if (r.str() != key || !r.ok() || bytes.size() - r.pos() < 8) return nullptr;  // a collision, or damage
+  const std::string_view db_bytes = std::string_view(bytes).substr(r.pos() + 8);
   // Hyperscan checks a database's header, not every byte of it: a damaged one could load.
-  if (rest.size() < 8 || get_u64(rest) != fnv1a(rest.substr(8))) return nullptr;
-  rest.remove_prefix(8);
+  if (get_be64(bytes, r.pos()) != fnv1a64(db_bytes)) return nullptr;
   hs_database_t* db = nullptr;
-  if (hs_deserialize_database(rest.data(), rest.size(), &db) != HS_SUCCESS) return nullptr;
+  if (hs_deserialize_database(db_bytes.data(), db_bytes.size(), &db) != HS_SUCCESS) return nullptr;
   ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);  // recently used: the last to be evicted
   return db;
 }
@@ -117,11 +101,12 @@ void keep_cached_database(const std::string& dir, std::string_view key, const hs
   if (hs_serialize_database(db, &raw, &len) != HS_SUCCESS) return;
   std::unique_ptr<char, decltype(&std::free)> serialized(raw, &std::free);
   if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return;
-  std::string bytes(kMagic);
-  put_u64(bytes, key.size());
-  bytes.append(key);
-  put_u64(bytes, fnv1a(std::string_view(raw, len)));
-  bytes.append(raw, len);
+  Encoder e;
+  e.bytes().append(kMagic);
+  e.str(key);
+  put_be64(e.bytes(), fnv1a64(std::string_view(raw, len)));
+  e.bytes().append(raw, len);
+  const std::string bytes = e.take();
   const std::string path = entry_path(dir, key);
   const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(::gettid());  // per writer thread
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);

@@ -107,6 +107,14 @@ inline uint32_t get_be32(std::string_view s, size_t at = 0) {
   return v;
 }
 
+// FNV-1a, 64 bits: a checksum of a small file the index writes for itself (a torn or damaged one
+// reads as absent), and a file name from a key. Not for anything an adversary chooses to collide.
+inline uint64_t fnv1a64(std::string_view bytes) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : bytes) h = (h ^ c) * 0x100000001b3ULL;
+  return h;
+}
+
 // Signed timestamps sort correctly as unsigned big-endian after flipping the sign bit.
 inline uint64_t sortable_i64(int64_t v) { return static_cast<uint64_t>(v) ^ (1ULL << 63); }
 inline int64_t unsortable_i64(uint64_t v) { return static_cast<int64_t>(v ^ (1ULL << 63)); }
