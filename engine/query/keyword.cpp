@@ -133,10 +133,9 @@ class SessionTally : public Xapian::MatchSpy {
   std::unordered_map<std::string, Xapian::doccount> per_session_;
 };
 
-// Per session of `hits`, how many documents of `restrict` match `q` (a ValueCountMatchSpy over
-// the query limited to those sessions).
+// Per session of `hits`, how many documents match `q` (a ValueCountMatchSpy over the query limited
+// to those sessions).
 std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xapian::Database& db, const Xapian::Query& q,
-                                                                      const Xapian::Query& restrict,
                                                                       const SessionEpochs& epochs,
                                                                       const std::vector<Hit>& hits) {
   std::map<std::string, Xapian::doccount, std::less<>> counts;
@@ -146,7 +145,6 @@ std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xap
   if (sessions.empty()) return counts;
   Xapian::Query in_sessions(Xapian::Query::OP_FILTER, q,
                             Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end()));
-  in_sessions = restrict.empty() ? in_sessions : Xapian::Query(Xapian::Query::OP_FILTER, in_sessions, restrict);
   Xapian::Enquire count(db);
   count.set_query(in_sessions);
   count.set_weighting_scheme(Xapian::BoolWeight());
@@ -167,7 +165,7 @@ void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, c
                            const SessionTally* tally, std::vector<Hit>& hits) {
   const Xapian::Query title_docs{std::string(prefix::kTitleDoc)};
   if (tally) {
-    const auto titles = count_in_sessions(db, q, title_docs, epochs, hits);
+    const auto titles = count_in_sessions(db, Xapian::Query(Xapian::Query::OP_FILTER, q, title_docs), epochs, hits);
     for (Hit& h : hits) {
       if (h.memory) continue;
       const auto t = titles.find(h.session.id);
@@ -176,8 +174,7 @@ void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, c
     }
     return;
   }
-  const auto counts =
-      count_in_sessions(db, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), Xapian::Query(), epochs, hits);
+  const auto counts = count_in_sessions(db, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), epochs, hits);
   for (Hit& h : hits)
     if (!h.memory)
       if (auto c = counts.find(h.session.id); c != counts.end()) h.match_count = c->second;
@@ -272,23 +269,20 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
                          enq.get_mset(0, 0, Xapian::doccount{0}).get_uncollapsed_matches_upper_bound() <= bound ||
                          !(counted = count_matches(db, q, bound, md)).more;
   const Xapian::doccount check_at_least = countable ? std::max(page_end, bound) : page_end;
+  const bool tallied = !o.by_message && countable;
   SessionTally tally(check_at_least);
-  if (!o.by_message && countable) enq.add_matchspy(&tally);
+  if (tallied) enq.add_matchspy(&tally);
   Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
                                    check_at_least, nullptr, md);
-  result.total = mset.get_matches_estimated();
-  result.total_exact = mset.get_matches_lower_bound() == mset.get_matches_upper_bound();
+  const bool tally_whole = tallied && tally.saw_every_match();
+  result.total = tally_whole ? tally.sessions() : mset.get_matches_estimated();
+  result.total_exact = tally_whole || mset.get_matches_lower_bound() == mset.get_matches_upper_bound();
   if (!result.total_exact && !o.by_message) {
     // Past the bound, from the count's sample. Either estimate lies between the page's end and the
     // sessions (and memories) there are.
     if (!countable) result.total = static_cast<uint64_t>(counted.sessions_estimate + 0.5);
     const uint64_t most = Store::entries(reader.txn(), reader.db().sessions) + reader.memories().size();
     result.total = std::clamp<uint64_t>(result.total, std::min<uint64_t>(f.offset + mset.size(), most), most);
-  }
-  const bool tally_whole = !o.by_message && countable && tally.saw_every_match();
-  if (tally_whole) {
-    result.total = tally.sessions();
-    result.total_exact = true;
   }
   for (const auto& w : parsed.wildcards)
     if (w.truncated()) result.truncate(w.describe());
