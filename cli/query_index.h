@@ -19,10 +19,10 @@ uint64_t refresh_before_query(const Context& ctx, bool& stale);
 // own, fresh on the default path. There the quick check's stat walk (every recorded source) runs in a
 // second thread beside the query instead of before it: the reader opens first, the walk starts, the
 // newest few sources are stat'ed meanwhile, and only when they are as recorded does run() start the
-// query while the walk goes on (the query's thread takes the blocks left once it is done). Should the walk find a change,
-// the answer is dropped unprinted, the index is refreshed and the query runs again on the new
-// snapshot. A change among the newest sources (a transcript being written) refreshes first, as
-// before, so no query is wasted on the common change.
+// query while the walk goes on (the query's thread takes the blocks left once it is done). Should the
+// walk find a change, the answer is dropped unprinted, the index is refreshed and the query runs
+// again on the new snapshot. A change among the newest sources (a transcript being written)
+// refreshes first, so no query is wasted on the common change.
 class QueryIndex {
  public:
   explicit QueryIndex(const Context& ctx);
