@@ -1,11 +1,15 @@
 // Bounded identifiers (ingest/bounded_id.h) and the Claude adapter's use of them and of the
-// repair pass: a transcript field of any length leaves ingest/ as a bounded, deterministic id.
+// repair pass: a transcript field of any length leaves ingest/ as a bounded, deterministic id; and
+// the session id as the text index keeps it (session_value).
 #include "ingest/bounded_id.h"
 
 #include <catch2/catch.hpp>
 
+#include <set>
 #include <string>
+#include <vector>
 
+#include "engine/index/text_index.h"
 #include "engine/store/records_store.h"
 #include "ingest/claude.h"
 #include "ingest/jsonl_reader.h"
@@ -101,4 +105,35 @@ TEST_CASE("SessionRec keeps a long session id as written; version-1 records stil
   REQUIRE(v1);
   CHECK(v1->shown_id() == old.id);
   CHECK(v1->project == "p");
+}
+
+TEST_CASE("session_value: one value per session id, and back", "[index][values]") {
+  const std::string uuid = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
+  CHECK(session_value(uuid).size() == 17);  // a canonical UUID as its 16 bytes
+  const std::vector<std::string> ids = {
+      uuid,
+      "1AF7FC5E-8455-4414-9CCD-011D40F70B2A",  // upper case: kept as written
+      "1af7fc5e-8455-4414-9ccd-011d40f70b2g",  // not hex
+      "1af7fc5e08455-4414-9ccd-011d40f70b2a",  // a dash missing
+      "1af7fc5e-8455-4414-9ccd-011d40f70b2",   // short
+      "rollout-2025-01-01T00-00-00-1af7fc5e",  // 36 bytes, not a UUID
+      "memory/abc",
+      "",
+      std::string("\x01") + std::string(16, 'a'),  // what an encoded UUID looks like
+      std::string("\x00", 1) + "x",
+      std::string("\x01", 1),
+      "agent-a1b2c3",
+  };
+  std::set<std::string> values;
+  for (const auto& id : ids) {
+    INFO(id);
+    const std::string v = session_value(id);
+    CHECK(session_of_value(v) == id);
+    values.insert(v);
+  }
+  CHECK(values.size() == ids.size());
+  // Every byte pattern of a UUID survives, both ends of each nibble included.
+  for (const std::string id : {"00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
+                               "0123abcd-ef45-6789-a0b1-c2d3e4f56789"})
+    CHECK(session_of_value(session_value(id)) == id);
 }

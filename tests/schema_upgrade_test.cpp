@@ -146,6 +146,9 @@ TEST_CASE("upgrade: a schema-15 index (a branch merged within stop 17) keeps its
 TEST_CASE("upgrade: a schema-16 index (stop 17) keeps its archived sessions and memories", "[upgrade][archive]") {
   check_upgrade_from(16);
 }
+TEST_CASE("upgrade: a schema-17 index (stop 23) keeps its archived sessions and memories", "[upgrade][archive]") {
+  check_upgrade_from(17);
+}
 
 TEST_CASE("upgrade: every fixture's schema is carried over, and the newest is at most one step behind",
           "[upgrade][archive]") {

@@ -106,7 +106,9 @@ ArchiveTables ArchiveTables::of(const Dbis& db) {
 //   15 -> 16 added the usage aggregates (rebuilt for each session by write_session) and a
 //            usage_seen value (an older empty one reads as "counted, amount unknown");
 //   16 -> 17 keyed msg_uuid session first and gave message documents a uuid term: both are
-//            derived (write_session, and the rebuild's documents), so no record changes.
+//            derived (write_session, and the rebuild's documents), so no record changes;
+//   17 -> 18 keeps a UUID session id in the documents' session slot as 16 bytes (session_value):
+//            the rebuild's documents carry it, no record changes.
 std::optional<SchemaSteps> schema_steps(uint64_t from, uint64_t to) {
   if (from < kOldestMigratedSchema || from > to || to > kSchemaVersion) return std::nullopt;
   SchemaSteps s;

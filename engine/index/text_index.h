@@ -50,10 +50,18 @@ inline constexpr std::string_view kMessageUuid = "XU";  // the message's uuid: f
 }  // namespace prefix
 
 inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms)
-inline constexpr Xapian::valueno kSlotSession = 1;  // session id: the collapse key
+inline constexpr Xapian::valueno kSlotSession = 1;  // session_value(session id): the collapse key
 inline constexpr Xapian::valueno kSlotKey = 2;      // LMDB message key ("" for title docs)
 inline constexpr Xapian::valueno kSlotEpoch = 3;    // session epoch, absent while it is 0
 inline constexpr Xapian::valueno kSlotMemory = 4;   // memory documents only: the memory id (memory_index.h)
+
+// The session slot's value for a session id, and back. A query reads it for every matching document
+// (collapsing, counting), so a canonical UUID, as Claude Code, Codex and pi write them, is kept as
+// its 16 bytes after a 0x01 mark: half the value stream to read. Any other id is kept as it is,
+// behind a 0x00 mark when it starts with one of the two. One id, one value: collapsing by value
+// is collapsing by session.
+std::string session_value(std::string_view session_id);
+std::string session_of_value(std::string_view value);
 
 // Session id -> epoch, for the (few) sessions that were ever dropped and re-read.
 using SessionEpochs = std::unordered_map<std::string, uint32_t>;

@@ -42,7 +42,7 @@ class HitDecider : public Xapian::MatchDecider {
     if (std::string id = doc.get_value(kSlotMemory); !id.empty())
       return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
     if (!is_live(doc, epochs_)) return false;
-    return !scope_ || scope_->allows(doc.get_value(kSlotSession));
+    return !scope_ || scope_->allows(session_of_value(doc.get_value(kSlotSession)));
   }
 
  private:
@@ -112,11 +112,11 @@ class SessionTally : public Xapian::MatchSpy {
   explicit SessionTally(Xapian::doccount limit) : limit_(limit) {}
   void operator()(const Xapian::Document& doc, double) override {
     if (++docs_ > limit_) return;
-    std::string sid = doc.get_value(kSlotSession);
-    if (sid.empty())
+    std::string value = doc.get_value(kSlotSession);  // as stored: decoded only for the page's hits
+    if (value.empty())
       ++unkeyed_;  // a memory: Xapian never collapses an empty key
     else
-      ++per_session_[std::move(sid)];
+      ++per_session_[std::move(value)];
   }
   // Xapian stops early only once `check_at_least` (= limit) documents survived collapsing, so
   // fewer seen means none was skipped.
@@ -124,7 +124,7 @@ class SessionTally : public Xapian::MatchSpy {
   size_t sessions() const { return per_session_.size() + unkeyed_; }
   // The session's matching documents, its title document included when it matched.
   Xapian::doccount documents(const std::string& sid) const {
-    auto it = per_session_.find(sid);
+    auto it = per_session_.find(session_value(sid));
     return it == per_session_.end() ? 0 : it->second;
   }
 
@@ -153,7 +153,7 @@ std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xap
   const HitDecider live(nullptr, epochs);
   count.get_mset(0, 0, db.get_doccount(), nullptr, live.active() ? &live : nullptr);
   for (auto it = per_session.values_begin(); it != per_session.values_end(); ++it)
-    counts.emplace(*it, it.get_termfreq());
+    counts.emplace(session_of_value(*it), it.get_termfreq());
   return counts;
 }
 
@@ -310,7 +310,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
       result.hits.push_back(std::move(hit));
       continue;
     }
-    std::string sid = doc.get_value(kSlotSession);
+    std::string sid = session_of_value(doc.get_value(kSlotSession));
     std::string key = doc.get_value(kSlotKey);
     auto sit = sessions.find(sid);
     if (sit == sessions.end()) {

@@ -65,7 +65,7 @@ mkdir -p "$out"
 for part in "$work/idx"/*; do
   name=$(basename "$part")
   case "$name" in
-    writer.lock) ;;
+    writer.lock|cache) ;;  # cache: compiled patterns, derived and per machine
     records|records-*)
       if [ -f "$part/data.mdb" ]; then mkdir -p "$out/$name" && mdb_copy -c "$part" "$out/$name"; fi ;;
     *) cp -r "$part" "$out/$name" ;;
