@@ -129,7 +129,7 @@ void text_session(const SessionRec& s, const Style& st) {
   std::printf("%s%s%s\n\n", st.dim, terminal_safe(resume_hint(s), LineBreaks::Visible).c_str(), st.reset);
 }
 
-std::string indented(const std::string& text, const char* pad) {
+std::string indented(std::string_view text, const char* pad) {
   std::string out = pad;
   for (char c : terminal_safe(text)) {
     out.push_back(c);
@@ -151,7 +151,7 @@ void text_message(const MessageView& v, const Style& st, const char* via = nullp
     std::printf("  %s→ %s%s %s\n", st.bold, terminal_safe(c.name).c_str(), st.reset,
                 terminal_safe(c.input_json.substr(0, 300), LineBreaks::Visible).c_str());
     if (c.result.found)
-      std::printf("%s%s\n", indented((c.result.is_error ? "← error: " : "← ") + c.result.text, "    ").c_str(),
+      std::printf("%s%s\n", indented((c.result.is_error ? "← error: " : "← ") + std::string(c.result.text), "    ").c_str(),
                   c.result.truncated ? " …" : "");
   }
   std::printf("\n");

@@ -95,21 +95,21 @@ SessionRec resolve_session(const IndexReader& reader, std::string_view typed) {
   ambiguous(typed, cands, count);
 }
 
-std::string cut_chars(std::string_view text, size_t max_chars, bool& truncated) {
+std::string_view cut_view(std::string_view text, size_t max_chars, bool& truncated) {
   truncated = false;
-  if (max_chars == 0 || text.size() <= max_chars) return std::string(text);
+  if (max_chars == 0 || text.size() <= max_chars) return text;
   size_t pos = 0;
   for (size_t chars = 0; pos < text.size() && chars < max_chars; ++chars) {
     const size_t len = utf8_sequence(text, pos);
     pos += len ? len : 1;  // an invalid byte is one character (printed as U+FFFD)
   }
   truncated = pos < text.size();
-  return std::string(text.substr(0, pos));
+  return text.substr(0, pos);
 }
 
 MessageView load_message_view(const IndexReader& reader, MessageRec rec, size_t max_chars) {
   MessageView v;
-  v.text = cut_chars(reader.message_text(rec), max_chars, v.truncated);
+  v.text = cut_view(reader.message_text(rec), max_chars, v.truncated);
   const std::string sid = session_of_message_key(rec.key);
   for (const auto& id : rec.tool_call_ids) {
     const std::string key = pair_key(sid, id);
@@ -141,7 +141,7 @@ MessageView load_message_view(const IndexReader& reader, MessageRec rec, size_t 
       c.result.found = true;
       if (auto rm = reader.message(res->message_key)) {
         c.result.message_uuid = rm->uuid;
-        c.result.text = cut_chars(reader.message_text(*rm), max_chars, c.result.truncated);
+        c.result.text = cut_view(reader.message_text(*rm), max_chars, c.result.truncated);
       }
     }
     v.tool_calls.push_back(std::move(c));
@@ -160,23 +160,36 @@ ThreadResult run_thread(const IndexReader& reader, std::string_view session, con
     if (!k) throw BadInput("unknown-message", "session " + r.session.shown_id() + " has no message " + o.around);
     anchor_key = std::string(*k);
   }
-  // One key range: the session's records only, decoded without their text; only the keys of the
-  // visible ones are kept (a long session's records would cost more memory than reading them twice).
+  // One key range: the session's records only, decoded without their text. A whole thread keeps
+  // the records it decodes (they are all shown); a page keeps only the keys of the visible ones and
+  // reads its own records again (a long session's records would cost more than reading them twice).
+  const bool whole = anchor_key.empty() && o.offset == 0 && o.limit == 0;
+  std::vector<MessageRec> records;
   std::vector<std::string> visible;
   size_t anchor = 0;
   const std::string prefix = sid + '\0';
   LmdbCursor cur(reader.txn(), reader.db().messages);
   for (bool ok = cur.seek(prefix); ok && cur.key().starts_with(prefix); ok = cur.next()) {
     const bool is_anchor = !anchor_key.empty() && cur.key() == anchor_key;
-    if (!o.include_meta && !is_anchor) {  // the anchor is always shown
-      auto m = MessageRec::decode(cur.key(), cur.value());
+    std::optional<MessageRec> m;
+    if (whole || (!o.include_meta && !is_anchor)) {
+      m = MessageRec::decode(cur.key(), cur.value());
       if (!m) throw IndexDamaged("records", "a message record does not decode (a damaged page)");
-      if (m->hidden_by_default()) continue;
+      if (!o.include_meta && !is_anchor && m->hidden_by_default()) continue;  // the anchor is always shown
     }
     if (is_anchor) anchor = visible.size();
-    visible.emplace_back(cur.key());
+    if (whole)
+      records.push_back(std::move(*m));
+    else
+      visible.emplace_back(cur.key());
   }
-  r.total = visible.size();
+  r.total = whole ? records.size() : visible.size();
+  if (whole) {
+    r.first_index = 0;
+    r.messages.reserve(records.size());
+    for (auto& rec : records) r.messages.push_back(load_message_view(reader, std::move(rec), o.max_chars));
+    return r;
+  }
   size_t begin, end;
   if (!anchor_key.empty()) {
     begin = anchor - std::min(o.window, anchor);

@@ -24,7 +24,7 @@ struct ToolResultView {
   std::string tool_use_id, tool_name, message_uuid;
   bool is_error = false;
   bool found = false;       // a result is stored for the call
-  std::string text;         // the text of the message holding the result (joined results)
+  std::string_view text;    // the text of the message holding the result (joined results): see MessageView
   bool truncated = false;   // text cut to max_chars
 };
 
@@ -33,9 +33,12 @@ struct ToolCallView {
   ToolResultView result;  // result.found false while the call has no stored result
 };
 
+// The texts are views into the reader's text log (cut to a prefix when asked): a view lives as long
+// as the IndexReader that made it. A 1,500-message thread's texts are megabytes; they are written
+// out straight from the mapping, never copied.
 struct MessageView {
   MessageRec rec;
-  std::string text;
+  std::string_view text;
   bool truncated = false;
   std::vector<ToolCallView> tool_calls;      // calls this message made, each joined with its result
   std::vector<ToolResultView> tool_results;  // a tool message: the calls it answers (no text: it is `text`)
@@ -44,8 +47,11 @@ struct MessageView {
 // One stored message with its text (cut to `max_chars` characters; 0 = whole), its tool calls
 // joined with their results, or, for a tool message, the calls it answers.
 MessageView load_message_view(const IndexReader& reader, MessageRec rec, size_t max_chars);
-// `text` cut to at most `max_chars` code points (0 = whole) on a character boundary.
-std::string cut_chars(std::string_view text, size_t max_chars, bool& truncated);
+// `text` cut to at most `max_chars` code points (0 = whole) on a character boundary: a prefix of it.
+std::string_view cut_view(std::string_view text, size_t max_chars, bool& truncated);
+inline std::string cut_chars(std::string_view text, size_t max_chars, bool& truncated) {
+  return std::string(cut_view(text, max_chars, truncated));
+}
 
 // How a message of a chain was reached from the one after it.
 enum class ChainLink : uint8_t { Parent, LogicalParent };
