@@ -2,7 +2,10 @@
 """Every query command on the default path, two osearch binaries interleaved on one index.
 
     python3 bench/cmds_default_path.py --old OLD_BIN --new NEW_BIN --index DIR --source claude=DIR [--runs 15]
-        [--no-refresh]
+        [--no-refresh] [--old-index DIR]
+
+--old-index gives the old binary an index of its own, built from the same sources: an index of another
+schema would be rebuilt by the binary that does not know it.
 
 The sessions (the one with the most messages, one of 150-250), the uuid (a late message of the big session) and
 the file path (the most touched) are picked from the index itself, so the same run works on any corpus. Each
@@ -34,8 +37,10 @@ def main():
     ap.add_argument("--source", required=True)
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--no-refresh", action="store_true")
+    ap.add_argument("--old-index")
     a = ap.parse_args()
     index_args = ["--index", a.index, "--source", a.source]
+    args_of = {a.new: index_args, a.old: ["--index", a.old_index or a.index, "--source", a.source]}
 
     sessions = sorted(run_json(a.new, ["list", "--limit", "100000"], index_args)["results"],
                       key=lambda s: -s["message_count"])
@@ -63,7 +68,7 @@ def main():
         for i in range(a.runs + 2):
             for binary in ((a.old, a.new) if i % 2 == 0 else (a.new, a.old)):
                 start = time.perf_counter()
-                r = subprocess.run([binary] + args + index_args + extra, stdout=subprocess.DEVNULL,
+                r = subprocess.run([binary] + args + args_of[binary] + extra, stdout=subprocess.DEVNULL,
                                    stderr=subprocess.DEVNULL)
                 took = (time.perf_counter() - start) * 1000
                 if r.returncode != 0:
