@@ -106,13 +106,13 @@ std::string epoch_value(uint32_t epoch) {
   return v;
 }
 
-bool is_live(const Xapian::Document& doc, const SessionEpochs& epochs) {
+bool is_live(const Xapian::Document& doc, const DocumentEpochs& epochs) {
   if (epochs.empty()) return true;
-  auto it = epochs.find(session_of_value(doc.get_value(kSlotSession)));
-  if (it == epochs.end() || doc.get_value(kSlotKey).empty()) return true;
+  const uint32_t* current = epochs.find(doc.get_value(kSlotSession));
+  if (!current || doc.get_value(kSlotKey).empty()) return true;
   std::string v = doc.get_value(kSlotEpoch);
   uint32_t epoch = v.size() == 4 ? get_be32(v) : 0;
-  return epoch == it->second;
+  return epoch == *current;
 }
 
 std::string DocBuilder::title_unique_term(std::string_view session_id) {

@@ -66,8 +66,25 @@ std::string session_of_value(std::string_view value);
 // Session id -> epoch, for the (few) sessions that were ever dropped and re-read.
 using SessionEpochs = std::unordered_map<std::string, uint32_t>;
 std::string epoch_value(uint32_t epoch);
+
+// The same epochs as a query meets them: keyed by the documents' session value, so that checking
+// a matching document (every one, once a session was re-read) decodes nothing.
+class DocumentEpochs {
+ public:
+  void add(std::string_view session_id, uint32_t epoch) { by_value_.emplace(session_value(session_id), epoch); }
+  void clear() { by_value_.clear(); }
+  bool empty() const { return by_value_.empty(); }
+  // The epoch of the session whose value is `value`, or null when it was never re-read.
+  const uint32_t* find(const std::string& value) const {
+    auto it = by_value_.find(value);
+    return it == by_value_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, uint32_t> by_value_;
+};
 // Is `doc` a current document? (Title documents always are.)
-bool is_live(const Xapian::Document& doc, const SessionEpochs& epochs);
+bool is_live(const Xapian::Document& doc, const DocumentEpochs& epochs);
 
 // A boolean term, lower-cased; bounded to kMaxBooleanTermBytes (Xapian's limit is ~245 bytes) by
 // hashing the tail of a longer value, identically on the index and the query side.

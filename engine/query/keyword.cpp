@@ -34,7 +34,7 @@ bool memory_passes(const IndexReader& reader, const Filters& f, std::string_view
 class HitDecider : public Xapian::MatchDecider {
  public:
   // `scope` may be null: epochs only (and memories pass).
-  HitDecider(const SessionScope* scope, const SessionEpochs& epochs, const IndexReader* reader = nullptr,
+  HitDecider(const SessionScope* scope, const DocumentEpochs& epochs, const IndexReader* reader = nullptr,
              const Filters* filters = nullptr)
       : scope_(scope), epochs_(epochs), reader_(reader), filters_(filters) {}
   bool active() const { return (scope_ && scope_->active()) || !epochs_.empty(); }
@@ -42,12 +42,12 @@ class HitDecider : public Xapian::MatchDecider {
     if (std::string id = doc.get_value(kSlotMemory); !id.empty())
       return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
     if (!is_live(doc, epochs_)) return false;
-    return !scope_ || scope_->allows(session_of_value(doc.get_value(kSlotSession)));
+    return !scope_ || !scope_->active() || scope_->allows(session_of_value(doc.get_value(kSlotSession)));
   }
 
  private:
   const SessionScope* scope_;
-  const SessionEpochs& epochs_;
+  const DocumentEpochs& epochs_;
   const IndexReader* reader_;
   const Filters* filters_;
 };
@@ -136,7 +136,7 @@ class SessionTally : public Xapian::MatchSpy {
 // Per session of `hits`, how many documents match `q` (a ValueCountMatchSpy over the query limited
 // to those sessions).
 std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xapian::Database& db, const Xapian::Query& q,
-                                                                      const SessionEpochs& epochs,
+                                                                      const DocumentEpochs& epochs,
                                                                       const std::vector<Hit>& hits) {
   std::map<std::string, Xapian::doccount, std::less<>> counts;
   std::vector<Xapian::Query> sessions;
@@ -161,7 +161,7 @@ std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xap
 // when it saw every match, less the page's matching title documents; otherwise in one pass over the
 // query restricted to the hits' sessions (one count per session read the query terms' posting
 // lists once per hit: 2,600 block reads for a two-word query on the 500 MB corpus).
-void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, const SessionEpochs& epochs,
+void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, const DocumentEpochs& epochs,
                            const SessionTally* tally, std::vector<Hit>& hits) {
   const Xapian::Query title_docs{std::string(prefix::kTitleDoc)};
   if (tally) {

@@ -89,7 +89,7 @@ void IndexReader::open_parts(const std::string& dir) {
   xapian_ = std::move(dbs.all);
   epochs_.clear();
   LmdbCursor ep(*txn_, db().epochs);
-  for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.emplace(ep.key(), get_be32(ep.value()));
+  for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.add(ep.key(), get_be32(ep.value()));
   text_.emplace();
   text_->open(dir, parts.text_bytes, parts.text_entries, parts.text_log);
   open_memories(dir);

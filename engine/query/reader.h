@@ -35,7 +35,7 @@ class IndexReader {
   const TextLogReader& text() const { return *text_; }
   const std::string& dir() const { return store_.dir(); }
   // Epochs of re-read sessions: documents of an older epoch are not answers (see text_index.h).
-  const SessionEpochs& epochs() const { return epochs_; }
+  const DocumentEpochs& epochs() const { return epochs_; }
 
   std::optional<SessionRec> session(std::string_view id) const;
   std::optional<MessageRec> message(std::string_view key) const;
@@ -59,7 +59,7 @@ class IndexReader {
   Store store_;
   std::unique_ptr<LmdbTxn> txn_;
   Xapian::Database xapian_;
-  SessionEpochs epochs_;
+  DocumentEpochs epochs_;
   std::optional<TextLogReader> text_;
   void open_memories(const std::string& dir);
   std::vector<memory::Record> memories_;  // by id
