@@ -33,16 +33,17 @@ bool memory_passes(const IndexReader& reader, const Filters& f, std::string_view
 // Session-level filters, and documents of re-read sessions' older epochs.
 class HitDecider : public Xapian::MatchDecider {
  public:
-  // `scope` may be null: epochs only (and memories pass).
+  // `scope` may be null: epochs only (and memories pass). A scope that filters nothing is not kept,
+  // so no match decodes its session value for it.
   HitDecider(const SessionScope* scope, const DocumentEpochs& epochs, const IndexReader* reader = nullptr,
              const Filters* filters = nullptr)
-      : scope_(scope), epochs_(epochs), reader_(reader), filters_(filters) {}
-  bool active() const { return (scope_ && scope_->active()) || !epochs_.empty(); }
+      : scope_(scope && scope->active() ? scope : nullptr), epochs_(epochs), reader_(reader), filters_(filters) {}
+  bool active() const { return scope_ || !epochs_.empty(); }
   bool operator()(const Xapian::Document& doc) const override {
     if (std::string id = doc.get_value(kSlotMemory); !id.empty())
       return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
     if (!is_live(doc, epochs_)) return false;
-    return !scope_ || !scope_->active() || scope_->allows(session_of_value(doc.get_value(kSlotSession)));
+    return !scope_ || scope_->allows(session_of_value(doc.get_value(kSlotSession)));
   }
 
  private:
