@@ -160,12 +160,12 @@ ThreadResult run_thread(const IndexReader& reader, std::string_view session, con
     if (!k) throw BadInput("unknown-message", "session " + r.session.shown_id() + " has no message " + o.around);
     anchor_key = std::string(*k);
   }
-  // One key range: the session's records only, decoded without their text. A whole thread keeps
-  // the records it decodes (they are all shown); a page keeps only the keys of the visible ones and
-  // reads its own records again (a long session's records would cost more than reading them twice).
+  // One key range: the session's records only, decoded without their text. The keys of the visible
+  // ones are kept; a whole thread keeps their records too (all are shown), a page reads its own again
+  // (a long session's records would cost more memory than reading them twice).
   const bool whole = anchor_key.empty() && o.offset == 0 && o.limit == 0;
-  std::vector<MessageRec> records;
   std::vector<std::string> visible;
+  std::vector<MessageRec> records;  // whole: visible's records, in the same order
   size_t anchor = 0;
   const std::string prefix = sid + '\0';
   LmdbCursor cur(reader.txn(), reader.db().messages);
@@ -178,18 +178,10 @@ ThreadResult run_thread(const IndexReader& reader, std::string_view session, con
       if (!o.include_meta && !is_anchor && m->hidden_by_default()) continue;  // the anchor is always shown
     }
     if (is_anchor) anchor = visible.size();
-    if (whole)
-      records.push_back(std::move(*m));
-    else
-      visible.emplace_back(cur.key());
+    visible.emplace_back(cur.key());
+    if (whole) records.push_back(std::move(*m));
   }
-  r.total = whole ? records.size() : visible.size();
-  if (whole) {
-    r.first_index = 0;
-    r.messages.reserve(records.size());
-    for (auto& rec : records) r.messages.push_back(load_message_view(reader, std::move(rec), o.max_chars));
-    return r;
-  }
+  r.total = visible.size();
   size_t begin, end;
   if (!anchor_key.empty()) {
     begin = anchor - std::min(o.window, anchor);
@@ -202,7 +194,7 @@ ThreadResult run_thread(const IndexReader& reader, std::string_view session, con
   r.truncated = end - begin < visible.size();
   r.messages.reserve(end - begin);
   for (size_t i = begin; i < end; ++i) {
-    auto m = reader.message(visible[i]);
+    std::optional<MessageRec> m = whole ? std::move(records[i]) : reader.message(visible[i]);
     if (!m) throw IndexDamaged("records", "a message record vanished inside one read transaction");
     r.messages.push_back(load_message_view(reader, std::move(*m), o.max_chars));
   }
