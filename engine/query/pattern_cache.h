@@ -5,10 +5,10 @@
 //
 // An entry is found by a hash of its key and holds the whole key, compared on load: a hash
 // collision is a miss, never another pattern's database, and so is an entry whose bytes do not
-// match their checksum. Hyperscan refuses a database of another
-// version or platform (both are in the key as well); any failure to read or write is a miss, so a
-// read-only index still answers. Entries are written to a temporary name and renamed; the oldest
-// are removed past kMaxEntries.
+// match their checksum. Hyperscan refuses a database of another version or platform (both are in
+// the key as well); any failure to read or write is a miss, so a read-only index still answers.
+// Entries are written to a temporary name and renamed; the least recently used are removed past
+// kPatternCacheMaxEntries.
 #pragma once
 
 #include <hs/hs.h>
