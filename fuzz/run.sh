@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang, ASan+UBSan, ccache) in BUILD_DIR and runs each for
-# FUZZ_SECONDS, one after another with one job each. Fails on the first crash, leak, timeout or
+# FUZZ_SECONDS, JOBS of them at a time. Fails on the first crash, leak, timeout or
 # out-of-memory, naming the saved input: turn it into a regression test (tests/data/fuzz-regressions/).
 #
 # usage: fuzz/run.sh [BUILD_DIR]     env: FUZZ_SECONDS (60), FUZZ_TARGETS (all), JOBS (nproc)
@@ -34,19 +34,38 @@ max_len() {
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 mkdir -p "$build/fuzz-artifacts"
-for t in $targets; do
+# One target: its status, with its log in $build/fuzz-<target>.log.
+run_target() {
+  local t="$1" dict=()
   mkdir -p "$build/fuzz-corpus/$t"
-  dict=()
   case "$t" in jsonl_reader|claude_line|agent_line) dict=(-dict="$src/fuzz/json.dict") ;; esac
-  echo "fuzz: $t for ${seconds}s"
-  if ! "$build/fuzz/fuzz_$t" "$build/fuzz-corpus/$t" "$build/fuzz-seeds/$t" "${dict[@]}" \
-      -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
-      -artifact_prefix="$build/fuzz-artifacts/$t-" -print_final_stats=1 >"$build/fuzz-$t.log" 2>&1; then
-    tail -n 60 "$build/fuzz-$t.log" >&2
-    echo "fuzz: $t FAILED (log $build/fuzz-$t.log, input in $build/fuzz-artifacts/)" >&2
-    exit 1
-  fi
-  grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz-$t.log" | tr '\n' ' '
-  echo
+  "$build/fuzz/fuzz_$t" "$build/fuzz-corpus/$t" "$build/fuzz-seeds/$t" "${dict[@]}" \
+    -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" -max_len="$(max_len "$t")" -timeout=10 -rss_limit_mb=2048 \
+    -artifact_prefix="$build/fuzz-artifacts/$t-" -print_final_stats=1 >"$build/fuzz-$t.log" 2>&1
+}
+
+# The targets run $jobs at a time (each is one process, one thread), then report in order.
+set -- $targets
+while [ $# -gt 0 ]; do
+  batch=()
+  pids=()
+  while [ $# -gt 0 ] && [ "${#batch[@]}" -lt "$jobs" ]; do
+    echo "fuzz: $1 for ${seconds}s"
+    run_target "$1" &
+    batch+=("$1")
+    pids+=($!)
+    shift
+  done
+  for k in "${!batch[@]}"; do
+    t="${batch[$k]}"
+    if ! wait "${pids[$k]}"; then
+      tail -n 60 "$build/fuzz-$t.log" >&2
+      echo "fuzz: $t FAILED (log $build/fuzz-$t.log, input in $build/fuzz-artifacts/)" >&2
+      kill "${pids[@]}" 2>/dev/null || true
+      exit 1
+    fi
+    grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz-$t.log" | tr '\n' ' '
+    echo
+  done
 done
 echo "fuzz: all targets ran ${seconds}s without a crash"

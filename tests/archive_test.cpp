@@ -5,17 +5,17 @@
 
 #include <signal.h>
 
-#include <regex>
 #include <sstream>
 
 #include "engine/index/archive_ops.h"
 #include "engine/query/check.h"
 #include "engine/query/search.h"
+#include "tests/json_scrub.h"
 
 namespace {
 
 // A session of one file with tool calls, a failed one and a command envelope.
-const std::string kSample = "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl";
+const std::string kSampleFile = "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl";
 const std::string kSampleSid = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
 
 const std::string kMemoryKey = "mem-archive-test";
@@ -43,7 +43,7 @@ struct Archived {
     copy_tree(claude_data_dir(), src);
     index_tree(idx, src);
     fs::remove(src + "/" + kWindows);
-    fs::remove(src + "/" + kSample);
+    fs::remove(src + "/" + kSampleFile);
     index_tree(idx, src);
   }
 };
@@ -93,10 +93,8 @@ std::string answer(const std::string& idx, std::vector<std::string> args) {
   INFO(r.err);
   REQUIRE(r.ok());
   std::string s = r.out;
-  for (const char* volatile_field : {R"("took_ms":[-0-9.e+]+,?)", R"("score":[-0-9.e+]+,?)",
-                                     R"("counts":\{[^}]*\},?)", R"("index":\{[^}]*\},?)",
-                                     R"("refreshed_files":[0-9]+,?)"})
-    s = std::regex_replace(s, std::regex(volatile_field), "");
+  for (const char* volatile_field : {"took_ms", "score", "counts", "index", "refreshed_files"})
+    s = erase_fields(s, volatile_field);
   return s;
 }
 

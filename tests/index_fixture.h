@@ -263,7 +263,7 @@ void copy_projects(const std::string& dst, const std::string& suffix, const std:
   }
 }
 
-std::string json_escape(std::string_view s) {
+std::string json_string_body(std::string_view s) {
   std::string o;
   for (char c : s) {
     switch (c) {
@@ -281,21 +281,21 @@ std::string user_line(const std::string& sid, const std::string& uuid, const std
                       const std::string& ts = "2026-03-01T10:00:00.000Z", const std::string& extra = "") {
   return R"({"parentUuid":null,"isSidechain":false,"type":"user","cwd":"/w/proj","sessionId":")" + sid +
          R"(","version":"2.1.29","gitBranch":"main",)" + extra + R"("message":{"role":"user","content":")" +
-         json_escape(text) + R"("},"uuid":")" + uuid + R"(","timestamp":")" + ts + "\"}\n";
+         json_string_body(text) + R"("},"uuid":")" + uuid + R"(","timestamp":")" + ts + "\"}\n";
 }
 std::string assistant_line(const std::string& sid, const std::string& uuid, const std::string& text,
                            const std::string& msg_id, int in, int out, const std::string& ts = "2026-03-01T10:00:01.000Z") {
   return R"({"parentUuid":null,"isSidechain":false,"type":"assistant","cwd":"/w/proj","sessionId":")" + sid +
          R"(","message":{"id":")" + msg_id + R"(","model":"claude-test","role":"assistant","content":[{"type":"text","text":")" +
-         json_escape(text) + R"("}],"usage":{"input_tokens":)" + std::to_string(in) + R"(,"output_tokens":)" +
+         json_string_body(text) + R"("}],"usage":{"input_tokens":)" + std::to_string(in) + R"(,"output_tokens":)" +
          std::to_string(out) + R"(,"cache_creation_input_tokens":1,"cache_read_input_tokens":2}},"uuid":")" + uuid +
          R"(","timestamp":")" + ts + "\"}\n";
 }
 std::string fact_line(const std::string& type, const std::string& field, const std::string& text, const std::string& sid) {
-  return R"({"type":")" + type + R"(",")" + field + R"(":")" + json_escape(text) + R"(","sessionId":")" + sid + "\"}\n";
+  return R"({"type":")" + type + R"(",")" + field + R"(":")" + json_string_body(text) + R"(","sessionId":")" + sid + "\"}\n";
 }
 std::string summary_line(const std::string& text, const std::string& leaf) {
-  return R"({"type":"summary","summary":")" + json_escape(text) + R"(","leafUuid":")" + leaf + "\"}\n";
+  return R"({"type":"summary","summary":")" + json_string_body(text) + R"(","leafUuid":")" + leaf + "\"}\n";
 }
 
 // Offsets just past each '\n' (the starts of the following lines).

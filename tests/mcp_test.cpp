@@ -3,12 +3,12 @@
 // arguments, the max_result_chars bound, tool errors that leave the server serving, and the open reader
 // kept across calls. The server runs in-process on the mixed-agent fixture; one test pipes lines
 // through the built binary.
-#include <regex>
 
 #include "cli/options.h"
 #include "mcp/budget.h"
 #include "mcp/server.h"
 #include "tests/agents_e2e_fixture.h"
+#include "tests/json_scrub.h"
 
 using namespace agents_e2e;
 
@@ -94,12 +94,6 @@ struct McpFixture {
     return r.out.substr(0, r.out.find_last_not_of('\n') + 1);
   }
 };
-
-// took_ms is the one field that differs between two runs of one query.
-std::string without_timing(const std::string& json) {
-  static const std::regex took("\"took_ms\":[-0-9.e+]+");
-  return std::regex_replace(json, took, "\"took_ms\":0");
-}
 
 int error_code(const Json& response) {
   REQUIRE(response.has("error"));

@@ -11,7 +11,7 @@
 
 namespace {
 
-const std::string kOmpId = "01a2314a-32c0-739f-8e31-893a9a80d771";
+const std::string kWriterOmpId = "01a2314a-32c0-739f-8e31-893a9a80d771";
 
 std::vector<SourceRoot> writer_roots() {
   return {SourceRoot{"omp", test_data_dir() + "/omp-writer/sessions"},
@@ -56,9 +56,9 @@ TEST_CASE("real writers: omp and pi words are found by keyword and content", "[a
       for (const QueryResult* r : {&kw, &ct}) {
         REQUIRE_FALSE(r->hits.empty());
         const Hit& h = r->hits.front();
-        CHECK(h.session.shown_id() == kOmpId);
+        CHECK(h.session.shown_id() == kWriterOmpId);
         CHECK(h.session.agent == "omp");
-        CHECK(resume_hint(h.session) == "cd '/tmp/osearch omp writer/project' && omp --resume " + kOmpId);
+        CHECK(resume_hint(h.session) == "cd '/tmp/osearch omp writer/project' && omp --resume " + kWriterOmpId);
       }
     }
   }

@@ -16,6 +16,7 @@
 
 #include "cli/options.h"
 #include "tests/agents_e2e_fixture.h"
+#include "tests/json_scrub.h"
 #include "web/api.h"
 
 using namespace agents_e2e;
@@ -29,11 +30,6 @@ void settle_sources(const std::string& root) {
   const auto past = fs::file_time_type::clock::now() - std::chrono::hours(1);
   for (const auto& e : fs::recursive_directory_iterator(root)) fs::last_write_time(e.path(), past);
   fs::last_write_time(root, past);
-}
-
-std::string without_timing(const std::string& json) {
-  static const std::regex took("\"took_ms\":[-0-9.e+]+");
-  return std::regex_replace(json, took, "\"took_ms\":0");
 }
 
 std::string trimmed(std::string s) {

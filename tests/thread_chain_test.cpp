@@ -7,12 +7,6 @@ using namespace thread_test;
 
 namespace {
 
-// A real session with a compaction: the boundary (a `system` line, not a message) links back by
-// logicalParentUuid (tests/data/claude/PROVENANCE.md).
-const std::string kCompactRel =
-    "-private-var-folders-t5-6tq8cxtj20z035rv8hsnzwvh0000gn-T-capture-vyPJVq/8aa54c1d-5030-4491-be42-e0c416424b8a.jsonl";
-const std::string kCompactId = "8aa54c1d-5030-4491-be42-e0c416424b8a";
-
 std::vector<std::string> chain_uuids(const Json& match) {
   std::vector<std::string> out;
   for (const auto& m : match["chain"].a) out.push_back(m["uuid"].s);

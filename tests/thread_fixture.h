@@ -9,6 +9,12 @@
 
 namespace thread_test {
 
+// A real session with a compaction: the boundary (a `system` line, not a message) links back by
+// logicalParentUuid (tests/data/claude/PROVENANCE.md).
+inline const std::string kCompactRel =
+    "-private-var-folders-t5-6tq8cxtj20z035rv8hsnzwvh0000gn-T-capture-vyPJVq/8aa54c1d-5030-4491-be42-e0c416424b8a.jsonl";
+inline const std::string kCompactId = "8aa54c1d-5030-4491-be42-e0c416424b8a";
+
 // One raw JSONL line with a uuid, as the file has it.
 struct RawLine {
   std::string type, uuid, parent, logical_parent;

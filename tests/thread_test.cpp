@@ -9,9 +9,6 @@ using namespace thread_test;
 
 namespace {
 
-const std::string kCompactRel =
-    "-private-var-folders-t5-6tq8cxtj20z035rv8hsnzwvh0000gn-T-capture-vyPJVq/8aa54c1d-5030-4491-be42-e0c416424b8a.jsonl";
-const std::string kCompactId = "8aa54c1d-5030-4491-be42-e0c416424b8a";
 const std::string kUserProject = "-Users-user-project";
 
 std::vector<std::string> blame_files(const Cli& cli) {
