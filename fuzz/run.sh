@@ -64,8 +64,7 @@ while [ $# -gt 0 ]; do
       kill "${pids[@]}" 2>/dev/null || true
       exit 1
     fi
-    grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz-$t.log" | tr '\n' ' '
-    echo
+    echo "fuzz: $t: $(grep -E '^stat::number_of_executed_units|^Done' "$build/fuzz-$t.log" | tr '\n' ' ')"
   done
 done
 echo "fuzz: all targets ran ${seconds}s without a crash"
