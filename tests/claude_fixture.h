@@ -15,6 +15,7 @@
 
 #include "ingest/claude_layout.h"
 #include "ingest/jsonl_reader.h"
+#include "tests/corpus_sessions.h"
 #include "test_util.h"
 
 using namespace osearch;
@@ -81,11 +82,9 @@ const std::string kHookAgent =
     "-home-marco-projects-spotter-worktrees-spotter-gqc/258c7280-ae70-4798-800f-63464d01a85d/subagents/"
     "agent-acompact-fffbd0.jsonl";
 const std::string kTaskNotification = "-fixture-claude-code-log-test-data/eb000000-0000-4000-8000-000000000001.jsonl";
-const std::string kWindows = "D--oh-my-posh/88e16f61-d1b7-47a3-84f1-057e0f96521a.jsonl";
 const std::string kExperiments = "-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl";
 const std::string kCjk = "sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl";
 const std::string kImage = "-Users-dain-workspace-danieldemmel-me-next/4379d1bf-ccb1-414e-a856-9791b73f3af2.jsonl";
-const std::string kGlued = "-Users-soph-Work-entire-devenv-cli/130d7b7e-5801-4345-9bd6-f32fd9b8429b.jsonl";
 const std::string kAiTitle = "-fixture-jazzyalex-agent-sessions/small.jsonl";
 
 }  // namespace

@@ -17,6 +17,7 @@
 
 #include "tests/utf8_check.h"
 
+#include "tests/corpus_sessions.h"
 #include "test_util.h"
 
 using namespace osearch_test;
@@ -140,12 +141,8 @@ std::string last_line(const std::string& s) {
 }
 
 // Strict UTF-8 validity and code point count.
+using osearch_test::code_points;
 using osearch_test::valid_utf8;
-
-size_t code_points(std::string_view s) {
-    return static_cast<size_t>(
-        std::count_if(s.begin(), s.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
-}
 
 bool is_iso_ms(const Json& j) {
     static const std::regex re("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$");
@@ -155,21 +152,7 @@ bool is_iso_ms(const Json& j) {
 // ---------------------------------------------------------------------------------------------
 // Fixture: temp copies of chosen real transcripts, indexed by the CLI.
 
-const std::string kAlex = "-Users-alex-workspace-cli/1b3e6441-62e3-4b41-8a0c-9d252f531f7a.jsonl";
-const std::string kPosh = "D--oh-my-posh/88e16f61-d1b7-47a3-84f1-057e0f96521a.jsonl";
-const std::string kSoph = "-Users-soph-Work-entire-devenv-cli/97007e37-53bd-4456-9a49-c0f8081081a7.jsonl";
-const std::string kSpotterA = "-home-marco-projects-spotter/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl";
-const std::string kSpotterB = "-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl";
-const std::string kSample = "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl";
-const std::string kBlameDir = "-Users-cjm-repos-ai-blame-test";
 
-const std::string kAlexId = "1b3e6441-62e3-4b41-8a0c-9d252f531f7a";
-const std::string kPoshId = "88e16f61-d1b7-47a3-84f1-057e0f96521a";
-const std::string kSophId = "97007e37-53bd-4456-9a49-c0f8081081a7";
-const std::string kSpotterAId = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
-const std::string kSpotterBId = "55604662-cf2a-4331-851a-ec234028f8ca";
-const std::string kSampleId = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
-const std::string kBlameId = "2c965cfd-41e4-4e31-8339-2986ebced03c";
 
 
 struct Cli {

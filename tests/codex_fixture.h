@@ -24,7 +24,7 @@ struct ParsedLine {
   LineRecords rec;
 };
 
-struct Run {
+struct CodexRun {
   FileCarry carry;
   std::vector<ParsedLine> lines;
 
@@ -64,8 +64,8 @@ inline ParsedLine parse_line(const std::string& json, FileCarry& carry, uint64_t
 }
 
 // Inline lines of one file, in order; each line's offset is where it would start in the file.
-inline Run run_lines(const std::vector<std::string>& lines, FileCarry carry = {}) {
-  Run run;
+inline CodexRun run_lines(const std::vector<std::string>& lines, FileCarry carry = {}) {
+  CodexRun run;
   run.carry = std::move(carry);
   uint64_t offset = 0;
   for (const auto& l : lines) {
@@ -82,8 +82,8 @@ inline Message only_message(const std::string& json, FileCarry carry = {}) {
   return p.rec.messages[0];
 }
 
-inline Run run_file(const std::string& path, uint64_t offset = 0, FileCarry carry = {}) {
-  Run run;
+inline CodexRun run_file(const std::string& path, uint64_t offset = 0, FileCarry carry = {}) {
+  CodexRun run;
   run.carry = std::move(carry);
   JsonlReader reader;
   JsonlReadResult res = reader.read(path, offset, [&](simdjson::dom::element obj, uint64_t off) {

@@ -9,7 +9,7 @@ using namespace osearch;
 using namespace codex_test;
 
 TEST_CASE("codex session_meta: the first names the session, later ones change nothing", "[codex]") {
-  Run run = run_lines({meta("019a-parent"), turn_context("gpt-5"),
+  CodexRun run = run_lines({meta("019a-parent"), turn_context("gpt-5"),
                        item(R"({"type":"message","role":"assistant","content":[{"type":"output_text","text":"hi"}]})"),
                        meta("019b-forked-child", R"(,"forked_from_id":"019a-parent")"),
                        R"({"timestamp":"x","type":"session_meta","payload":{"id":"019c","cwd":"/elsewhere","cli_version":"9"}})",
@@ -47,7 +47,7 @@ TEST_CASE("codex session_meta: a long id is bounded, instructions are not indexe
 }
 
 TEST_CASE("codex turn_context: model and cwd carried, an empty cwd keeps the last", "[codex]") {
-  Run run = run_lines({meta("s"), turn_context("gpt-5.1", "/a"), turn_context("gpt-5.2"),
+  CodexRun run = run_lines({meta("s"), turn_context("gpt-5.1", "/a"), turn_context("gpt-5.2"),
                        item(R"({"type":"function_call","name":"shell","arguments":"{}","call_id":"c"})"),
                        event(R"({"type":"user_message","message":"go"})")});
   CHECK(run.carry.model == "gpt-5.2");
@@ -252,7 +252,7 @@ TEST_CASE("codex events: user_message, thread name, the rest nothing", "[codex]"
 }
 
 TEST_CASE("codex token_count: growth over the carried total", "[codex]") {
-  Run run = run_lines({turn_context("gpt-5"), token_count(1000, 400, 50), token_count(1000, 400, 50),
+  CodexRun run = run_lines({turn_context("gpt-5"), token_count(1000, 400, 50), token_count(1000, 400, 50),
                        token_count(1500, 900, 80), event(R"({"type":"token_count","info":null})"),
                        token_count(300, 100, 10), token_count(350, 100, 20)});
   CHECK_FALSE(run.lines[0].kept);
@@ -286,7 +286,7 @@ TEST_CASE("codex token_count: growth over the carried total", "[codex]") {
 }
 
 TEST_CASE("codex token_count: an all-zero total is no reset", "[codex]") {
-  Run run = run_lines({token_count(1000, 400, 50), token_count(0, 0, 0), token_count(1200, 400, 60)});
+  CodexRun run = run_lines({token_count(1000, 400, 50), token_count(0, 0, 0), token_count(1200, 400, 60)});
   CHECK_FALSE(run.lines[1].kept);
   REQUIRE(run.lines[2].rec.facts.size() == 1);
   CHECK(run.lines[2].rec.facts[0].usage.input == 200);  // not 800 again
@@ -294,7 +294,7 @@ TEST_CASE("codex token_count: an all-zero total is no reset", "[codex]") {
 }
 
 TEST_CASE("codex token_count: hostile numbers never overflow", "[codex]") {
-  Run run = run_lines({token_count(-5, 10, -1), token_count(9223372036854775807, 0, 1),
+  CodexRun run = run_lines({token_count(-5, 10, -1), token_count(9223372036854775807, 0, 1),
                        event(R"({"type":"token_count","info":{"total_token_usage":{"input_tokens":"9","cached_input_tokens":1e300,"output_tokens":1.5}}})"),
                        event(R"({"type":"token_count","info":{"total_token_usage":[1,2]}})")});
   for (const auto& f : run.facts()) {
@@ -329,7 +329,7 @@ TEST_CASE("codex compacted: a summary message and an away summary", "[codex]") {
 }
 
 TEST_CASE("codex legacy bare files", "[codex]") {
-  Run run = run_lines({
+  CodexRun run = run_lines({
       R"({"id":"0197-legacy","timestamp":"2025-05-01T10:00:00.000Z","instructions":"be brief","git":{"branch":"dev"}})",
       R"({"record_type":"state"})",
       R"({"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n<cwd>/r</cwd></environment_context>"}]})",
@@ -386,7 +386,7 @@ TEST_CASE("codex prompts: the two copies of a prompt count once, in either order
   auto ev = [](const std::string& text) { return event(R"({"type":"user_message","message":")" + text + R"("})"); };
   // response_item first (current Codex), event first (the 2026 fixture), a prompt typed twice, a
   // prompt only as a response_item (cli 0.106 "Step 1" ...), whitespace at the ends.
-  Run run = run_lines({ri("alpha"), ev("alpha"), ev("beta"), ri("beta"), ev("gamma"), ri("gamma"), ev("gamma"),
+  CodexRun run = run_lines({ri("alpha"), ev("alpha"), ev("beta"), ri("beta"), ev("gamma"), ri("gamma"), ev("gamma"),
                        ri("gamma"), ri("step one"), ri("step two"), ev("delta \\n"), ri("delta")});
   std::vector<std::string> shown, hidden;
   for (const auto& m : run.messages()) (m.is_meta ? hidden : shown).push_back(m.text);

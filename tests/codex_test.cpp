@@ -27,7 +27,7 @@ std::map<Shape, int> shapes(const std::vector<Message>& ms) {
 
 Shape shape(Role r, ContentType t, bool meta) { return {role_name(r), content_type_name(t), meta}; }
 
-TokenUsage usage_sum(const Run& run) {
+TokenUsage usage_sum(const CodexRun& run) {
   TokenUsage sum;
   for (const auto& f : run.facts(SessionFact::Kind::Usage)) sum.add(f.usage);
   return sum;
@@ -43,7 +43,7 @@ const Message& with_text(const std::vector<Message>& ms, const std::string& text
 }  // namespace
 
 TEST_CASE("codex modern rollout: message shapes and counts", "[codex]") {
-  Run run = run_file(codex_sessions_dir() + kModern);
+  CodexRun run = run_file(codex_sessions_dir() + kModern);
   auto ms = run.messages();
   CHECK(ms.size() == 25);
   std::map<Shape, int> expected = {
@@ -77,7 +77,7 @@ TEST_CASE("codex modern rollout: the first of 7 session_meta lines names the ses
   for (size_t at = 0; (at = bytes.find("\"type\":\"session_meta\"", at)) != std::string::npos; ++at) ++metas;
   REQUIRE(metas == 7);
 
-  Run run = run_file(path);
+  CodexRun run = run_file(path);
   int naming = 0;
   for (const auto& l : run.lines) naming += !l.rec.session_id_field.empty();
   CHECK(naming == 1);
@@ -90,7 +90,7 @@ TEST_CASE("codex modern rollout: the first of 7 session_meta lines names the ses
 }
 
 TEST_CASE("codex modern rollout: cwd, branch, version and model are carried", "[codex]") {
-  Run run = run_file(codex_sessions_dir() + kModern);
+  CodexRun run = run_file(codex_sessions_dir() + kModern);
   auto ms = run.messages();
   const Message& prompt = with_text(ms, "List the files");
   CHECK_FALSE(prompt.is_meta);
@@ -113,7 +113,7 @@ TEST_CASE("codex modern rollout: cwd, branch, version and model are carried", "[
 }
 
 TEST_CASE("codex modern rollout: tool calls pair with outputs by call_id", "[codex]") {
-  Run run = run_file(codex_sessions_dir() + kModern);
+  CodexRun run = run_file(codex_sessions_dir() + kModern);
   std::map<std::string, ToolCall> calls;
   for (const auto& m : run.messages())
     for (const auto& c : m.tool_calls) calls[c.id] = c;
@@ -143,7 +143,7 @@ TEST_CASE("codex modern rollout: tool calls pair with outputs by call_id", "[cod
 }
 
 TEST_CASE("codex modern rollout: each prompt once, injected and developer messages meta", "[codex]") {
-  Run run = run_file(codex_sessions_dir() + kModern);
+  CodexRun run = run_file(codex_sessions_dir() + kModern);
   int words = 0, injected = 0;
   for (const auto& m : run.messages()) {
     if (m.role != Role::User) continue;
@@ -159,7 +159,7 @@ TEST_CASE("codex modern rollout: each prompt once, injected and developer messag
 }
 
 TEST_CASE("codex modern rollout: facts", "[codex]") {
-  Run run = run_file(codex_sessions_dir() + kModern);
+  CodexRun run = run_file(codex_sessions_dir() + kModern);
   CHECK(run.facts(SessionFact::Kind::CustomTitle).size() == 1);
   CHECK(run.facts(SessionFact::Kind::AwaySummary).size() == 5);  // one compacted line has an empty message
   auto usage = run.facts(SessionFact::Kind::Usage);
@@ -172,7 +172,7 @@ TEST_CASE("codex modern rollout: facts", "[codex]") {
 }
 
 TEST_CASE("codex cli 0.106 rollout: text, meta and usage", "[codex]") {
-  Run run = run_file(codex_sessions_dir() + kCli0106);
+  CodexRun run = run_file(codex_sessions_dir() + kCli0106);
   auto ms = run.messages();
   std::map<Shape, int> expected = {
       {shape(Role::Assistant, ContentType::Text, false), 7},
@@ -197,7 +197,7 @@ TEST_CASE("codex cli 0.106 rollout: text, meta and usage", "[codex]") {
 }
 
 TEST_CASE("codex cli 0.53 rollout: only a session and one usage fact", "[codex]") {
-  Run run = run_file(codex_sessions_dir() + kRateLimit);
+  CodexRun run = run_file(codex_sessions_dir() + kRateLimit);
   CHECK(run.messages().empty());
   CHECK(run.session_id() == "test-ratelimit-session");
   CHECK(run.carry.cwd == "/tmp/test");
@@ -215,7 +215,7 @@ TEST_CASE("codex cli 0.53 rollout: only a session and one usage fact", "[codex]"
 
 TEST_CASE("codex rollout read from a mid offset continues with the stored carry", "[codex]") {
   const std::string path = codex_sessions_dir() + kModern;
-  Run whole = run_file(path);
+  CodexRun whole = run_file(path);
   size_t half = whole.lines.size() / 2;
   // What the engine stores at a resume point: the offset of the next line and the carry so far.
   FileCarry carry;
@@ -227,7 +227,7 @@ TEST_CASE("codex rollout read from a mid offset continues with the stored carry"
     parse_codex_object(obj, off, carry, rec);
   });
   const uint64_t resume = whole.lines[half].line_offset;
-  Run rest = run_file(path, resume, carry);
+  CodexRun rest = run_file(path, resume, carry);
   REQUIRE(rest.lines.size() == whole.lines.size() - half);
   for (size_t i = 0; i < rest.lines.size(); ++i) {
     const auto& a = rest.lines[i].rec.messages;

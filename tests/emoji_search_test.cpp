@@ -5,10 +5,10 @@
 
 namespace {
 
-const std::string kSid = "55555555-eeee-4000-8000-000000000005";
+const std::string kEmojiSid = "55555555-eeee-4000-8000-000000000005";
 
 std::set<std::string> uuids(const Json& j) { return field_set(j["results"], "message_uuid"); }
-std::string m(int i) { return kSid + "-m" + std::to_string(i); }
+std::string m(int i) { return kEmojiSid + "-m" + std::to_string(i); }
 bool strings_equal_any(const Json& arr, const std::string& s) {
     return std::any_of(arr.a.begin(), arr.a.end(), [&](const Json& v) { return v.s == s; });
 }
@@ -17,7 +17,7 @@ bool strings_equal_any(const Json& arr, const std::string& s) {
 
 TEST_CASE("emoji search: keyword finds emoji, tones, sequences and phrases", "[hardening][emoji]") {
     SmallCorpus c;
-    c.add_session("-w-e", kSid, "/w/e", {
+    c.add_session("-w-e", kEmojiSid, "/w/e", {
         "ship it \U0001F680 now",                                 // m0 🚀
         "thumbs \U0001F44D plain",                                // m1 👍
         "thumbs \U0001F44D\U0001F3FD toned",                      // m2 👍🏽

@@ -25,7 +25,7 @@ using namespace osearch_test;
 
 namespace {
 
-int64_t now_ms() {
+int64_t wall_now_ms() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
       .count();
 }
@@ -33,7 +33,7 @@ int64_t now_ms() {
 Filters filters(const std::function<void(FilterArgs&)>& set = {}, size_t limit = 100000) {
   FilterArgs a;
   if (set) set(a);
-  return parse_filters(a, now_ms(), limit);
+  return parse_filters(a, wall_now_ms(), limit);
 }
 
 // ---- an independent reading of the raw lines -------------------------------------------------
@@ -69,7 +69,7 @@ void leaves(simdjson::dom::element e, std::string& out) {
   }
 }
 
-std::string str(simdjson::dom::element e, const char* key) {
+std::string json_str(simdjson::dom::element e, const char* key) {
   std::string_view s;
   if (e.is_object() && e[key].get_string().get(s) == simdjson::SUCCESS) return std::string(s);
   return {};
@@ -88,27 +88,27 @@ void read_claude(const std::string& path, Raw& raw) {
     at = nl + 1;
     simdjson::dom::element obj;
     if (p.parse(line).get(obj) != simdjson::SUCCESS || !obj.is_object()) continue;
-    const std::string type = str(obj, "type");
-    if ((type != "user" && type != "assistant") || str(obj, "uuid").empty()) continue;
-    raw.messages.push_back({str(obj, "uuid"), path, parse_iso8601_ms(str(obj, "timestamp")).value_or(0), offset});
+    const std::string type = json_str(obj, "type");
+    if ((type != "user" && type != "assistant") || json_str(obj, "uuid").empty()) continue;
+    raw.messages.push_back({json_str(obj, "uuid"), path, parse_iso8601_ms(json_str(obj, "timestamp")).value_or(0), offset});
     simdjson::dom::array blocks;
     if (obj["message"]["content"].get_array().get(blocks) != simdjson::SUCCESS) continue;
     for (auto b : blocks) {
-      const std::string bt = str(b, "type");
+      const std::string bt = json_str(b, "type");
       if (bt == "tool_use") {
-        RawCall c{str(b, "id"), str(b, "name"), {}, {}, str(obj, "cwd"), path, {}};
+        RawCall c{json_str(b, "id"), json_str(b, "name"), {}, {}, json_str(obj, "cwd"), path, {}};
         simdjson::dom::element input;
         if (b["input"].get(input) == simdjson::SUCCESS) {
-          c.file_arg = str(input, "file_path");
-          if (c.file_arg.empty()) c.file_arg = str(input, "notebook_path");
-          if (c.file_arg.empty() && (c.name == "Grep" || c.name == "Glob" || c.name == "LS")) c.file_arg = str(input, "path");
+          c.file_arg = json_str(input, "file_path");
+          if (c.file_arg.empty()) c.file_arg = json_str(input, "notebook_path");
+          if (c.file_arg.empty() && (c.name == "Grep" || c.name == "Glob" || c.name == "LS")) c.file_arg = json_str(input, "path");
           leaves(input, c.strings);
         }
         raw.calls.emplace(c.id, c);
       } else if (bt == "tool_result") {
         bool err = false;
         if (b["is_error"].get_bool().get(err) != simdjson::SUCCESS) err = false;
-        raw.results.push_back({str(b, "tool_use_id"), str(obj, "uuid"), path, err});
+        raw.results.push_back({json_str(b, "tool_use_id"), json_str(obj, "uuid"), path, err});
       }
     }
   }
@@ -124,19 +124,19 @@ void read_pi(const std::string& path, Raw& raw, std::string cwd) {
     const std::string line = data.substr(at, nl - at);
     at = nl + 1;
     simdjson::dom::element obj;
-    if (p.parse(line).get(obj) != simdjson::SUCCESS || str(obj, "type") != "message") continue;
+    if (p.parse(line).get(obj) != simdjson::SUCCESS || json_str(obj, "type") != "message") continue;
     simdjson::dom::element m = obj["message"];
-    if (str(m, "role") == "toolResult") {
+    if (json_str(m, "role") == "toolResult") {
       bool err = false;
       if (m["isError"].get_bool().get(err) != simdjson::SUCCESS) err = false;
-      raw.results.push_back({str(m, "toolCallId"), {}, path, err});
+      raw.results.push_back({json_str(m, "toolCallId"), {}, path, err});
       continue;
     }
     simdjson::dom::array blocks;
-    if (str(m, "role") != "assistant" || m["content"].get_array().get(blocks) != simdjson::SUCCESS) continue;
+    if (json_str(m, "role") != "assistant" || m["content"].get_array().get(blocks) != simdjson::SUCCESS) continue;
     for (auto b : blocks) {
-      if (str(b, "type") != "toolCall") continue;
-      RawCall c{str(b, "id"), str(b, "name"), str(b["arguments"], "path"), {}, cwd, path, {}};
+      if (json_str(b, "type") != "toolCall") continue;
+      RawCall c{json_str(b, "id"), json_str(b, "name"), json_str(b["arguments"], "path"), {}, cwd, path, {}};
       // A relative path argument (the omp sample writes them) is the file under the session's cwd.
       if (c.file_arg.rfind("./", 0) == 0) c.file_arg = c.file_arg.substr(2);
       if (!c.file_arg.empty() && c.file_arg[0] != '/') c.file_arg = cwd + "/" + c.file_arg;

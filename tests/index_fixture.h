@@ -26,6 +26,7 @@
 #include "engine/store/store.h"
 #include "ingest/claude.h"
 #include "ingest/jsonl_reader.h"
+#include "tests/corpus_sessions.h"
 #include "test_util.h"
 
 using namespace osearch;
@@ -233,8 +234,6 @@ std::pair<std::vector<std::string>, std::vector<std::string>> split_titles(const
 
 const std::string kB3 = "-Users-user-project/b3edadab-bca0-4054-9b41-f7ffa6941260.jsonl";
 const std::string kB3Sid = "b3edadab-bca0-4054-9b41-f7ffa6941260";
-const std::string kGlued = "-Users-soph-Work-entire-devenv-cli/130d7b7e-5801-4345-9bd6-f32fd9b8429b.jsonl";
-const std::string kWindows = "D--oh-my-posh/88e16f61-d1b7-47a3-84f1-057e0f96521a.jsonl";
 const std::string kWindowsSid = "88e16f61-d1b7-47a3-84f1-057e0f96521a";
 const std::string kExperimentsSid = "ef958aa1-0e93-49f0-bb71-150f63befcd1";
 

@@ -10,13 +10,13 @@
 
 #include "ingest/jsonl_reader.h"
 #include "test_util.h"
+#include "tests/utf8_check.h"
 
 using namespace osearch;
 using namespace osearch_test;
 
 namespace {
 
-const std::string kFffd = "\xEF\xBF\xBD";
 
 std::string replaced(std::string_view in) {
   std::string out;

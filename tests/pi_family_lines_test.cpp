@@ -268,7 +268,7 @@ TEST_CASE("custom entries, session_init and facts", "[pi]") {
 }
 
 TEST_CASE("silent entries, model_change and unknown kinds", "[pi]") {
-  Run run = parse_lines({
+  PiRun run = parse_lines({
       R"({"type":"model_change","id":"a","parentId":null,"model":"openai/gpt-5.1"})",
       R"({"type":"credential_pin","id":"b","parentId":"a","provider":"anthropic","hash":"SECRET_HASH_VALUE"})",
       R"({"type":"label","id":"c","targetId":"a","label":"bookmark"})",
@@ -294,7 +294,7 @@ TEST_CASE("silent entries, model_change and unknown kinds", "[pi]") {
 }
 
 TEST_CASE("header and title slot", "[pi]") {
-  Run run = parse_lines({
+  PiRun run = parse_lines({
       R"({"type":"title","v":1,"title":"  My session  ","source":"user","updatedAt":"2026-09-01T10:00:00Z","pad":"   "})",
       R"({"type":"session","version":3,"id":"01a0adc4-823b-70d0-aa1d-80adef4fd1b1","title":"Generated title","titleSource":"auto","timestamp":"2026-09-01T10:00:00Z","cwd":"/home/u/app"})",
   });
@@ -324,7 +324,7 @@ TEST_CASE("header and title slot", "[pi]") {
 }
 
 TEST_CASE("entries without ids: '@offset' names, each under the entry before", "[pi]") {
-  Run run = parse_lines({
+  PiRun run = parse_lines({
       R"({"type":"session","id":"s","cwd":"/c"})",
       R"({"type":"message","message":{"role":"user","content":[{"type":"text","text":"q"}]}})",
       R"({"type":"thinking_level_change","thinkingLevel":"high"})",

@@ -241,7 +241,7 @@ TEST_CASE("pi v3 sample: UUIDv7 session, 8-hex entry ids, compaction", "[pi]") {
 // The omp v3 shapes of formats §7 that the samples lack, in the order the real writer puts them.
 TEST_CASE("omp v3 by hand: developer, tool_execution_start, title_change, soft compaction, blob image", "[pi]") {
   const std::string blob = "blob:sha256:" + std::string(64, 'e');
-  Run run = parse_lines({
+  PiRun run = parse_lines({
       R"({"type":"title","v":1,"title":"Fix flaky parser test","source":"auto","updatedAt":"2026-09-17T05:10:00.000Z","pad":"    "})",
       R"({"type":"session","version":3,"id":"01a0adc4-823b-70d0-aa1d-80adef4fd1b1","timestamp":"2026-09-17T05:08:51.899Z","cwd":"/home/dev/parser"})",
       R"({"type":"model_change","id":"1f2e3d4c","parentId":null,"timestamp":"2026-09-17T05:08:51.900Z","model":"anthropic/claude-opus-4-6","role":"default"})",

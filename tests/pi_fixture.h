@@ -57,7 +57,7 @@ inline ParsedFile parse_file(const std::string& rel) {
 }
 
 // Inline lines as if they were one file: offsets count the bytes (plus newline) of the lines before.
-struct Run {
+struct PiRun {
   std::vector<bool> kept;
   std::vector<LineRecords> recs;
   std::vector<uint64_t> offsets;
@@ -65,8 +65,8 @@ struct Run {
   const LineRecords& last() const { return recs.back(); }
 };
 
-inline Run parse_lines(const std::vector<std::string>& lines, FileCarry carry = {}) {
-  Run run;
+inline PiRun parse_lines(const std::vector<std::string>& lines, FileCarry carry = {}) {
+  PiRun run;
   run.carry = std::move(carry);
   simdjson::dom::parser parser;
   uint64_t offset = 0;

@@ -17,6 +17,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/corpus_sessions.h"
 #include "test_util.h"
 
 #include "engine/index/indexer.h"
@@ -33,28 +34,14 @@ namespace {
 // ---------------------------------------------------------------------------------------------
 // The real transcripts the tests use (paths relative to a Claude projects root).
 
-const std::string kAlex = "-Users-alex-workspace-cli/1b3e6441-62e3-4b41-8a0c-9d252f531f7a.jsonl";
 const std::string kAlexLinear = "-Users-alex-workspace-cli/8b418ea5-895d-4ad5-abe8-4489d36e454f.jsonl";
-const std::string kPosh = "D--oh-my-posh/88e16f61-d1b7-47a3-84f1-057e0f96521a.jsonl";
 const std::string kPoshBig = "D--oh-my-posh/bf77db8f-a917-4fc4-be70-ca1927a57d56.jsonl";
-const std::string kSoph = "-Users-soph-Work-entire-devenv-cli/97007e37-53bd-4456-9a49-c0f8081081a7.jsonl";
-const std::string kSpotterA = "-home-marco-projects-spotter/d6e0bada-1959-4eec-a9d2-0bfade768d8f.jsonl";
-const std::string kSpotterB = "-home-marco-projects-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl";
 const std::string kCaptureDir = "-private-var-folders-t5-6tq8cxtj20z035rv8hsnzwvh0000gn-T-capture-caLMT9";
-const std::string kBlameDir = "-Users-cjm-repos-ai-blame-test";
-const std::string kSample = "sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl";
 const std::string kClaudeP = "-src-experiments-claude_p/2b4ed4c0-b905-41de-9238-273db3ec737a.jsonl";
 
-const std::string kAlexId = "1b3e6441-62e3-4b41-8a0c-9d252f531f7a";
 const std::string kAlexLinearId = "8b418ea5-895d-4ad5-abe8-4489d36e454f";
-const std::string kPoshId = "88e16f61-d1b7-47a3-84f1-057e0f96521a";
 const std::string kPoshBigId = "bf77db8f-a917-4fc4-be70-ca1927a57d56";
-const std::string kSophId = "97007e37-53bd-4456-9a49-c0f8081081a7";
-const std::string kSpotterAId = "d6e0bada-1959-4eec-a9d2-0bfade768d8f";
-const std::string kSpotterBId = "55604662-cf2a-4331-851a-ec234028f8ca";
 const std::string kCaptureId = "c2fc3a3f-66d5-4c87-9f78-1a31dd719471";
-const std::string kBlameId = "2c965cfd-41e4-4e31-8339-2986ebced03c";
-const std::string kSampleId = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
 const std::string kClaudePId = "2b4ed4c0-b905-41de-9238-273db3ec737a";
 
 // Nine sessions: every filter has something to keep and something to drop.

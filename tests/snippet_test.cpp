@@ -13,7 +13,6 @@ using namespace osearch;
 namespace {
 
 const std::string kEll = "\xE2\x80\xA6";
-const std::string kFffd = "\xEF\xBF\xBD";
 
 // Independent strict decoder: length of the valid sequence at s[i], 0 if none.
 size_t seq_len(std::string_view s, size_t i) {
@@ -30,13 +29,9 @@ size_t seq_len(std::string_view s, size_t i) {
     return len;
 }
 
+using osearch_test::code_points;
+using osearch_test::kFffd;
 using osearch_test::valid_utf8;
-
-size_t code_points(std::string_view s) {
-    size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-}
 
 bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
 

@@ -9,7 +9,7 @@ using namespace thread_test;
 
 namespace {
 
-const std::string kUserProject = "-Users-user-project";
+const std::string kUserProjectDir = "-Users-user-project";
 
 std::vector<std::string> blame_files(const Cli& cli) {
   return {cli.path(kBlameDir + "/" + kBlameId + ".jsonl"), cli.path(kBlameDir + "/agent-ad47cca.jsonl"),
@@ -127,7 +127,7 @@ TEST_CASE("thread: subagent messages carry their agent id; tool calls carry inpu
 
 TEST_CASE("thread: an id prefix names one session; an ambiguous or unknown one is exit 2", "[thread]") {
   // Two sessions of the project start with "0" (one of them only through its subagent files).
-  Cli cli({kUserProject, kAlex});
+  Cli cli({kUserProjectDir, kAlex});
   CHECK(cli.json({"thread", kAlexId.substr(0, 8)})["session"]["session_id"].s == kAlexId);
   CHECK(cli.json({"thread", kAlexId})["session"]["session_id"].s == kAlexId);
   CHECK(cli.json({"thread", "0d3b"})["session"]["session_id"].s == "0d3b22c1-ba90-4fd3-b8d2-056ffc626725");

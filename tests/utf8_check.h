@@ -2,9 +2,13 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <string_view>
 
 namespace osearch_test {
+
+// U+FFFD, what invalid bytes become.
+inline const std::string kFffd = "\xEF\xBF\xBD";
 
 inline bool valid_utf8(std::string_view s) {
     for (size_t i = 0; i < s.size();) {
@@ -20,6 +24,13 @@ inline bool valid_utf8(std::string_view s) {
         i += len;
     }
     return true;
+}
+
+// Code points in valid UTF-8 (every byte that is not a continuation byte starts one).
+inline size_t code_points(std::string_view s) {
+    size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+    return n;
 }
 
 }  // namespace osearch_test

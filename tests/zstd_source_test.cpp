@@ -22,20 +22,20 @@ const std::string kName = "rollout-2026-08-03T10-48-56-019fc8be-3658-7ca3-9e29-0
 std::string plain_path() { return test_data_dir() + "/codex/.codex/sessions/2026/08/03/" + kName; }
 std::string zst_path() { return test_data_dir() + "/codex/zstd/" + kName + ".zst"; }
 
-struct Obj {
+struct ZstdObj {
   std::string json;
   uint64_t line_offset = 0;
-  bool operator==(const Obj&) const = default;
+  bool operator==(const ZstdObj&) const = default;
 };
 
-struct Collected {
+struct ZstdCollected {
   JsonlReadResult res;
-  std::vector<Obj> objs;
+  std::vector<ZstdObj> objs;
   std::vector<uint64_t> line_ends;  // every on_line_done offset
 };
 
-Collected read_from(const std::string& path, uint64_t offset = 0, size_t max_line = kDefaultMaxLineBytes) {
-  Collected c;
+ZstdCollected read_zstd_source(const std::string& path, uint64_t offset = 0, size_t max_line = kDefaultMaxLineBytes) {
+  ZstdCollected c;
   JsonlReader reader(max_line);
   c.res = reader.read(
       path, offset, [&](simdjson::dom::element e, uint64_t off) { c.objs.push_back({simdjson::minify(e), off}); },
@@ -43,7 +43,7 @@ Collected read_from(const std::string& path, uint64_t offset = 0, size_t max_lin
   return c;
 }
 
-void same_read(const Collected& a, const Collected& b) {
+void same_read(const ZstdCollected& a, const ZstdCollected& b) {
   CHECK(a.res.ok);
   CHECK(b.res.ok);
   CHECK(a.res.end_offset == b.res.end_offset);
@@ -74,8 +74,8 @@ std::string compress(const std::string& data, size_t frame_bytes = 0, int level 
 }  // namespace
 
 TEST_CASE("zstd: reading a .jsonl.zst equals reading the plain file", "[codex][zstd]") {
-  Collected plain = read_from(plain_path());
-  Collected zst = read_from(zst_path());
+  ZstdCollected plain = read_zstd_source(plain_path());
+  ZstdCollected zst = read_zstd_source(zst_path());
   REQUIRE(plain.objs.size() == 118);
   same_read(plain, zst);
   CHECK(zst.res.end_offset == file_size(plain_path()));
@@ -83,18 +83,18 @@ TEST_CASE("zstd: reading a .jsonl.zst equals reading the plain file", "[codex][z
 }
 
 TEST_CASE("zstd: a read resumes from a decompressed offset", "[codex][zstd]") {
-  Collected plain = read_from(plain_path());
+  ZstdCollected plain = read_zstd_source(plain_path());
   for (size_t k : {size_t{1}, size_t{37}, plain.objs.size() - 1}) {
     uint64_t offset = plain.objs[k].line_offset;
-    Collected a = read_from(plain_path(), offset);
-    Collected b = read_from(zst_path(), offset);
+    ZstdCollected a = read_zstd_source(plain_path(), offset);
+    ZstdCollected b = read_zstd_source(zst_path(), offset);
     same_read(a, b);
     REQUIRE(b.objs.size() == plain.objs.size() - k);
     CHECK(b.objs.front() == plain.objs[k]);
   }
   // At or past the end: nothing, and no error.
   for (uint64_t offset : {file_size(plain_path()), file_size(plain_path()) + 1000}) {
-    Collected end = read_from(zst_path(), offset);
+    ZstdCollected end = read_zstd_source(zst_path(), offset);
     CHECK(end.res.ok);
     CHECK(end.objs.empty());
     CHECK(end.res.end_offset == offset);
@@ -108,8 +108,8 @@ TEST_CASE("zstd: multi-frame streams, a final line without newline, oversized li
   data += R"({"type":"event_msg","payload":{}})";     // complete JSON without a final newline
   write_file(dir / "a.jsonl", data);
   write_file(dir / "a.jsonl.zst", compress(data, 4096));
-  Collected plain = read_from(dir / "a.jsonl", 0, 4000);
-  Collected zst = read_from(dir / "a.jsonl.zst", 0, 4000);
+  ZstdCollected plain = read_zstd_source(dir / "a.jsonl", 0, 4000);
+  ZstdCollected zst = read_zstd_source(dir / "a.jsonl.zst", 0, 4000);
   same_read(plain, zst);
   CHECK(zst.res.oversized_lines == plain.res.oversized_lines);
   CHECK(zst.res.oversized_lines >= 1);
@@ -119,7 +119,7 @@ TEST_CASE("zstd: multi-frame streams, a final line without newline, oversized li
   std::string partial = data + "\n{\"type\":\"event_ms";
   write_file(dir / "b.jsonl", partial);
   write_file(dir / "b.jsonl.zst", compress(partial));
-  same_read(read_from(dir / "b.jsonl"), read_from(dir / "b.jsonl.zst"));
+  same_read(read_zstd_source(dir / "b.jsonl"), read_zstd_source(dir / "b.jsonl.zst"));
 }
 
 TEST_CASE("zstd: empty streams", "[codex][zstd]") {
@@ -127,7 +127,7 @@ TEST_CASE("zstd: empty streams", "[codex][zstd]") {
   write_file(dir / "empty.jsonl.zst", "");
   write_file(dir / "frame.jsonl.zst", compress(""));
   for (const char* name : {"empty.jsonl.zst", "frame.jsonl.zst"}) {
-    Collected c = read_from(dir / name);
+    ZstdCollected c = read_zstd_source(dir / name);
     CHECK(c.res.ok);
     CHECK(c.objs.empty());
     CHECK(c.res.end_offset == 0);
@@ -137,11 +137,11 @@ TEST_CASE("zstd: empty streams", "[codex][zstd]") {
 TEST_CASE("zstd: a truncated stream keeps the complete lines before the cut, then fails", "[codex][zstd]") {
   TempDir dir("zstd");
   const std::string compressed = read_file(zst_path());
-  Collected plain = read_from(plain_path());
+  ZstdCollected plain = read_zstd_source(plain_path());
   for (size_t keep : {compressed.size() - 1, compressed.size() / 2, size_t{20}, size_t{3}}) {
     const std::string path = dir / "cut.jsonl.zst";
     write_file(path, std::string_view(compressed).substr(0, keep));
-    Collected c = read_from(path);
+    ZstdCollected c = read_zstd_source(path);
     CHECK_FALSE(c.res.ok);
     CHECK(c.res.error.find(path) == 0);
     CHECK(c.res.error.find("zstd") != std::string::npos);
@@ -158,7 +158,7 @@ TEST_CASE("zstd: a truncated stream keeps the complete lines before the cut, the
   }
   // A resume offset past the cut is an error too, not a silent end.
   write_file(dir / "cut.jsonl.zst", std::string_view(compressed).substr(0, compressed.size() / 2));
-  Collected late = read_from(dir / "cut.jsonl.zst", file_size(plain_path()) - 10);
+  ZstdCollected late = read_zstd_source(dir / "cut.jsonl.zst", file_size(plain_path()) - 10);
   CHECK_FALSE(late.res.ok);
   CHECK(late.objs.empty());
 }
@@ -166,12 +166,12 @@ TEST_CASE("zstd: a truncated stream keeps the complete lines before the cut, the
 TEST_CASE("zstd: corrupt streams are reported, never a crash", "[codex][zstd]") {
   TempDir dir("zstd");
   const std::string good = read_file(zst_path());
-  Collected plain = read_from(plain_path());
+  ZstdCollected plain = read_zstd_source(plain_path());
 
   std::string bad_magic = good;
   bad_magic[0] = static_cast<char>(bad_magic[0] ^ 0xFF);
   write_file(dir / "magic.jsonl.zst", bad_magic);
-  Collected m = read_from(dir / "magic.jsonl.zst");
+  ZstdCollected m = read_zstd_source(dir / "magic.jsonl.zst");
   CHECK_FALSE(m.res.ok);
   CHECK(m.objs.empty());
   CHECK(m.res.error.find(dir / "magic.jsonl.zst") == 0);
@@ -182,23 +182,23 @@ TEST_CASE("zstd: corrupt streams are reported, never a crash", "[codex][zstd]") 
     std::string damaged = good;
     for (size_t i = at; i < at + 4 && i < damaged.size(); ++i) damaged[i] = static_cast<char>(damaged[i] ^ 0x5A);
     write_file(dir / "damaged.jsonl.zst", damaged);
-    Collected c = read_from(dir / "damaged.jsonl.zst");
+    ZstdCollected c = read_zstd_source(dir / "damaged.jsonl.zst");
     CHECK_FALSE(c.res.ok);
     CHECK(c.objs.size() <= plain.objs.size() + 1);
   }
 
   // Plain bytes named .zst, and trailing garbage after a good frame.
   write_file(dir / "plain.jsonl.zst", read_file(plain_path()));
-  CHECK_FALSE(read_from(dir / "plain.jsonl.zst").res.ok);
+  CHECK_FALSE(read_zstd_source(dir / "plain.jsonl.zst").res.ok);
   write_file(dir / "tail.jsonl.zst", good + "garbage");
-  Collected tail = read_from(dir / "tail.jsonl.zst");
+  ZstdCollected tail = read_zstd_source(dir / "tail.jsonl.zst");
   CHECK_FALSE(tail.res.ok);
   CHECK(tail.objs.size() == plain.objs.size());  // every line before the damage
 }
 
 TEST_CASE("zstd: a missing .zst file is an error naming it", "[codex][zstd]") {
   TempDir dir("zstd");
-  Collected c = read_from(dir / "none.jsonl.zst");
+  ZstdCollected c = read_zstd_source(dir / "none.jsonl.zst");
   CHECK_FALSE(c.res.ok);
   CHECK(c.res.error.find(dir / "none.jsonl.zst") == 0);
 }
