@@ -1,6 +1,7 @@
 // `keyword`: BM25 over the Xapian index, one hit per session unless --by message.
 #include <algorithm>
 #include <map>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -89,20 +90,37 @@ Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
   return q;
 }
 
-// The query's free-text terms this document holds. Message databases keep no termlists, so this
-// asks each term's posting list instead of Enquire::get_matching_terms.
-std::vector<std::string> matched_terms(const Xapian::Database& db, const std::vector<std::string>& terms,
-                                       Xapian::docid id) {
-  std::vector<std::string> out;
-  for (const auto& t : terms) {
-    if (std::find(out.begin(), out.end(), t) != out.end()) continue;
-    Xapian::PostingIterator p = db.postlist_begin(t);
-    if (p == db.postlist_end(t)) continue;
-    p.skip_to(id);
-    if (p != db.postlist_end(t) && *p == id) out.push_back(t);
+// The query's free-text terms each document of the page holds, in the query's order. Message
+// databases keep no termlists, so this asks each term's posting list instead of
+// Enquire::get_matching_terms: one walk per term over the page's ids in ascending order, rather than
+// a posting list opened per hit and term.
+class PageTerms {
+ public:
+  PageTerms(const Xapian::Database& db, const std::vector<std::string>& terms, const Xapian::MSet& page) {
+    for (auto it = page.begin(); it != page.end(); ++it) ids_.push_back(*it);
+    std::sort(ids_.begin(), ids_.end());
+    held_.resize(ids_.size());
+    std::vector<std::string_view> asked;
+    for (const auto& t : terms) {
+      if (std::find(asked.begin(), asked.end(), t) != asked.end()) continue;
+      asked.push_back(t);
+      Xapian::PostingIterator p = db.postlist_begin(t);
+      const Xapian::PostingIterator end = db.postlist_end(t);
+      for (size_t k = 0; k < ids_.size() && p != end; ++k) {
+        p.skip_to(ids_[k]);
+        if (p != end && *p == ids_[k]) held_[k].push_back(t);
+      }
+    }
   }
-  return out;
-}
+  const std::vector<std::string>& of(Xapian::docid id) const {
+    const size_t k = static_cast<size_t>(std::lower_bound(ids_.begin(), ids_.end(), id) - ids_.begin());
+    return held_.at(k);
+  }
+
+ private:
+  std::vector<Xapian::docid> ids_;
+  std::vector<std::vector<std::string>> held_;
+};
 
 // Every document the ranked pass accepts (after the decider, before collapsing), by session. When
 // the pass provably met every match, it gives the exact session count and each session's matches
@@ -158,23 +176,39 @@ std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xap
   return counts;
 }
 
+// The hits' sessions whose title document matches `q`. Each title document has a term of its own,
+// so this reads one-document posting lists, not the sessions' terms, whose lists hold every message.
+std::set<std::string, std::less<>> titles_matching(const Xapian::Database& db, const Xapian::Query& q,
+                                                   const std::vector<Hit>& hits) {
+  std::set<std::string, std::less<>> out;
+  std::vector<Xapian::Query> titles;
+  for (const Hit& h : hits)
+    if (!h.memory) titles.emplace_back(DocBuilder::title_unique_term(h.session.id));
+  if (titles.empty()) return out;
+  Xapian::Enquire enq(db);
+  enq.set_query(Xapian::Query(Xapian::Query::OP_FILTER, q, Xapian::Query(Xapian::Query::OP_OR, titles.begin(), titles.end())));
+  enq.set_weighting_scheme(Xapian::BoolWeight());
+  const Xapian::MSet m = enq.get_mset(0, static_cast<Xapian::doccount>(titles.size()));
+  for (auto it = m.begin(); it != m.end(); ++it) out.insert(session_of_value(it.get_document().get_value(kSlotSession)));
+  return out;
+}
+
 // Each session hit's exact number of matching messages (title documents excluded). From the tally
-// when it saw every match, less the page's matching title documents; otherwise in one pass over the
-// query restricted to the hits' sessions (one count per session read the query terms' posting
-// lists once per hit: 2,600 block reads for a two-word query on the 500 MB corpus).
+// when it saw every match, less a matching title document; otherwise in one pass over the query
+// restricted to the hits' sessions (one count per session read the query terms' posting lists once
+// per hit: 2,600 block reads for a two-word query on the 500 MB corpus).
 void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, const DocumentEpochs& epochs,
                            const SessionTally* tally, std::vector<Hit>& hits) {
-  const Xapian::Query title_docs{std::string(prefix::kTitleDoc)};
   if (tally) {
-    const auto titles = count_in_sessions(db, Xapian::Query(Xapian::Query::OP_FILTER, q, title_docs), epochs, hits);
+    const auto titled = titles_matching(db, q, hits);
     for (Hit& h : hits) {
       if (h.memory) continue;
-      const auto t = titles.find(h.session.id);
-      const Xapian::doccount docs = tally->documents(h.session.id), title = t == titles.end() ? 0 : t->second;
+      const Xapian::doccount docs = tally->documents(h.session.id), title = titled.count(h.session.id);
       h.match_count = docs - std::min(docs, title);  // the tally saw the title too: never below zero
     }
     return;
   }
+  const Xapian::Query title_docs{std::string(prefix::kTitleDoc)};
   const auto counts = count_in_sessions(db, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), epochs, hits);
   for (Hit& h : hits)
     if (!h.memory)
@@ -290,6 +324,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   timer.mark("mset");
 
   std::map<std::string, SessionRec> sessions;
+  const PageTerms page_terms(db, parsed.positive_terms, mset);
   for (auto it = mset.begin(); it != mset.end(); ++it) {
     Xapian::Document doc = it.get_document();
     if (std::string mid = doc.get_value(kSlotMemory); !mid.empty()) {
@@ -299,7 +334,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
       hit.memory = *r;
       hit.score = it.get_weight();
       hit.match_count = 1;
-      hit.matched_terms = matched_terms(db, parsed.positive_terms, *it);
+      hit.matched_terms = page_terms.of(*it);
       const std::vector<std::string>& terms = hit.matched_terms.empty() ? parsed.positive_terms : hit.matched_terms;
       size_t b = 0, e = 0;
       if (find_first_term(r->summary, terms, b, e)) {
@@ -322,7 +357,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     Hit hit;
     hit.session = sit->second;
     hit.score = it.get_weight();
-    hit.matched_terms = matched_terms(db, parsed.positive_terms, *it);
+    hit.matched_terms = page_terms.of(*it);
     std::vector<std::string> snippet_terms = hit.matched_terms.empty() ? parsed.positive_terms : hit.matched_terms;
     std::string_view text;
     std::string title;
