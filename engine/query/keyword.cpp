@@ -5,6 +5,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/query/keyword_page.h"
 #include "engine/query/query_parser.h"
 #include "engine/query/search.h"
 #include "engine/query/snippet.h"
@@ -96,8 +97,8 @@ Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
 // a posting list opened per hit and term.
 class PageTerms {
  public:
-  PageTerms(const Xapian::Database& db, const std::vector<std::string>& terms, const Xapian::MSet& page) {
-    for (auto it = page.begin(); it != page.end(); ++it) ids_.push_back(*it);
+  PageTerms(const Xapian::Database& db, const std::vector<std::string>& terms, const std::vector<PageItem>& page) {
+    for (const PageItem& item : page) ids_.push_back(item.id);
     std::sort(ids_.begin(), ids_.end());
     held_.resize(ids_.size());
     std::vector<std::string_view> asked;
@@ -120,36 +121,6 @@ class PageTerms {
  private:
   std::vector<Xapian::docid> ids_;
   std::vector<std::vector<std::string>> held_;
-};
-
-// Every document the ranked pass accepts (after the decider, before collapsing), by session. When
-// the pass provably met every match, it gives the exact session count and each session's matches
-// in that one pass: no unranked second pass over the same postings.
-class SessionTally : public Xapian::MatchSpy {
- public:
-  // Past `limit` documents the count cannot be proved whole: the rest are only counted.
-  explicit SessionTally(Xapian::doccount limit) : limit_(limit) {}
-  void operator()(const Xapian::Document& doc, double) override {
-    if (++docs_ > limit_) return;
-    std::string value = doc.get_value(kSlotSession);  // as stored: decoded only for the page's hits
-    if (value.empty())
-      ++unkeyed_;  // a memory: Xapian never collapses an empty key
-    else
-      ++per_session_[std::move(value)];
-  }
-  // Xapian stops early only once `check_at_least` (= limit) documents survived collapsing, so
-  // fewer seen means none was skipped.
-  bool saw_every_match() const { return docs_ < limit_; }
-  size_t sessions() const { return per_session_.size() + unkeyed_; }
-  // The session's matching documents, its title document included when it matched.
-  Xapian::doccount documents(const std::string& sid) const {
-    auto it = per_session_.find(session_value(sid));
-    return it == per_session_.end() ? 0 : it->second;
-  }
-
- private:
-  Xapian::doccount limit_, docs_ = 0, unkeyed_ = 0;
-  std::unordered_map<std::string, Xapian::doccount> per_session_;
 };
 
 // Per session of `hits`, how many documents match `q` (a ValueCountMatchSpy over the query limited
@@ -282,8 +253,11 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   // often with it, short prompts no longer losing to long tool output that repeats a word.
   enq.set_weighting_scheme(Xapian::BM25Weight(1.2, 0, 1, 0.75, 0));
   // Equal scores (the same text in several sessions) in a stable order: the newest first, rather
-  // than by document id, which depends on how a build shared documents out to its shards.
-  if (o.sort != "newest" && o.sort != "oldest") enq.set_sort_by_relevance_then_value(kSlotTime, true);
+  // than by document id, which depends on how a build shared documents out to its shards. That
+  // order reads every candidate's time: by session, with the tally, the ranked pass goes by
+  // relevance alone and a second pass orders the page (page_newest_first).
+  const bool by_relevance = o.sort != "newest" && o.sort != "oldest";
+  const auto newest_first = [&enq] { enq.set_sort_by_relevance_then_value(kSlotTime, true); };
   if (!o.by_message) enq.set_collapse_key(kSlotSession);
   if (o.sort == "newest")
     enq.set_sort_by_value_then_relevance(kSlotTime, true);
@@ -305,36 +279,55 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
                          !(counted = count_matches(db, q, bound, md)).more;
   const Xapian::doccount check_at_least = countable ? std::max(page_end, bound) : page_end;
   const bool tallied = !o.by_message && countable;
-  SessionTally tally(check_at_least);
+  const bool two_pass = tallied && by_relevance;
+  if (by_relevance && !two_pass) newest_first();
+  SessionTally tally(check_at_least), again(check_at_least);
+  const SessionTally* tallied_by = &tally;
   if (tallied) enq.add_matchspy(&tally);
-  Xapian::MSet mset = enq.get_mset(static_cast<Xapian::doccount>(f.offset), static_cast<Xapian::doccount>(f.limit),
-                                   check_at_least, nullptr, md);
-  const bool tally_whole = tallied && tally.saw_every_match();
-  result.total = tally_whole ? tally.sessions() : mset.get_matches_estimated();
+  const auto offset = static_cast<Xapian::doccount>(f.offset), limit = static_cast<Xapian::doccount>(f.limit);
+  Xapian::MSet mset = two_pass ? enq.get_mset(0, offset + limit + 1, check_at_least, nullptr, md)
+                               : enq.get_mset(offset, limit, check_at_least, nullptr, md);
+  bool tally_whole = tallied && tally.saw_every_match();
+  if (two_pass) enq.clear_matchspies();
+  if (two_pass && !tally_whole) {
+    // No proof that the tally saw every match: one pass in the page's order decides the page and
+    // the total, as without the first.
+    newest_first();
+    enq.add_matchspy(&again);
+    mset = enq.get_mset(offset, limit, check_at_least, nullptr, md);
+    enq.clear_matchspies();
+    tallied_by = &again;
+    tally_whole = again.saw_every_match();
+  }
+  const bool reordered = two_pass && tallied_by == &tally;
+  const std::vector<PageItem> page =
+      reordered ? page_newest_first(enq, mset, tally, offset, limit, md, reader.memories().empty())
+                : page_items(mset, 0, limit);
+  result.total = tally_whole ? tallied_by->sessions() : mset.get_matches_estimated();
   result.total_exact = tally_whole || mset.get_matches_lower_bound() == mset.get_matches_upper_bound();
   if (!result.total_exact && !o.by_message) {
     // Past the bound, from the count's sample. Either estimate lies between the page's end and the
     // sessions (and memories) there are.
     if (!countable) result.total = static_cast<uint64_t>(counted.sessions_estimate + 0.5);
     const uint64_t most = Store::entries(reader.txn(), reader.db().sessions) + reader.memories().size();
-    result.total = std::clamp<uint64_t>(result.total, std::min<uint64_t>(f.offset + mset.size(), most), most);
+    result.total = std::clamp<uint64_t>(result.total, std::min<uint64_t>(f.offset + page.size(), most), most);
   }
   for (const auto& w : parsed.wildcards)
     if (w.truncated()) result.truncate(w.describe());
   timer.mark("mset");
 
   std::map<std::string, SessionRec> sessions;
-  const PageTerms page_terms(db, parsed.positive_terms, mset);
-  for (auto it = mset.begin(); it != mset.end(); ++it) {
-    Xapian::Document doc = it.get_document();
+  const PageTerms page_terms(db, parsed.positive_terms, page);
+  for (const PageItem& item : page) {
+    const Xapian::Document& doc = item.doc;
     if (std::string mid = doc.get_value(kSlotMemory); !mid.empty()) {
       const memory::Record* r = reader.memory(mid);
       if (!r) continue;  // remembered after this reader's snapshot
       Hit hit;
       hit.memory = *r;
-      hit.score = it.get_weight();
+      hit.score = item.weight;
       hit.match_count = 1;
-      hit.matched_terms = page_terms.of(*it);
+      hit.matched_terms = page_terms.of(item.id);
       const std::vector<std::string>& terms = hit.matched_terms.empty() ? parsed.positive_terms : hit.matched_terms;
       size_t b = 0, e = 0;
       if (find_first_term(r->summary, terms, b, e)) {
@@ -356,8 +349,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     }
     Hit hit;
     hit.session = sit->second;
-    hit.score = it.get_weight();
-    hit.matched_terms = page_terms.of(*it);
+    hit.score = item.weight;
+    hit.matched_terms = page_terms.of(item.id);
     std::vector<std::string> snippet_terms = hit.matched_terms.empty() ? parsed.positive_terms : hit.matched_terms;
     std::string_view text;
     std::string title;
@@ -375,7 +368,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     hit.match_count = o.by_message ? 1 : 0;  // a session's: count_session_matches below
     result.hits.push_back(std::move(hit));
   }
-  if (!o.by_message) count_session_matches(db, q, reader.epochs(), tally_whole ? &tally : nullptr, result.hits);
+  if (!o.by_message) count_session_matches(db, q, reader.epochs(), tally_whole ? tallied_by : nullptr, result.hits);
   timer.mark("hits");
   return result;
 }

@@ -1,0 +1,120 @@
+#include "engine/query/keyword_page.h"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
+#include "engine/index/text_index.h"
+
+namespace osearch {
+
+void SessionTally::operator()(const Xapian::Document& doc, double weight) {
+  if (++docs_ > limit_) return;
+  std::string value = doc.get_value(kSlotSession);  // as stored: decoded only for the page's hits
+  if (value.empty()) {
+    ++unkeyed_;  // Xapian never collapses an empty key
+    return;
+  }
+  Seen& s = per_session_[std::move(value)];
+  if (s.documents++ == 0 || weight > s.best) {
+    s.best = weight;
+    s.at_best = 1;
+  } else if (weight == s.best) {
+    ++s.at_best;
+  }
+}
+
+Xapian::doccount SessionTally::documents(const std::string& sid) const {
+  auto it = per_session_.find(session_value(sid));
+  return it == per_session_.end() ? 0 : it->second.documents;
+}
+
+bool SessionTally::best_is_shared(const std::string& value) const {
+  auto it = per_session_.find(value);
+  return it != per_session_.end() && it->second.at_best > 1;
+}
+
+std::vector<std::string> SessionTally::best_at(double weight) const {
+  std::vector<std::string> out;
+  for (const auto& [value, seen] : per_session_)
+    if (seen.best == weight) out.push_back(value);
+  return out;
+}
+
+std::vector<PageItem> page_items(const Xapian::MSet& mset, Xapian::doccount from, Xapian::doccount to) {
+  std::vector<PageItem> out;
+  to = std::min<Xapian::doccount>(to, mset.size());
+  for (Xapian::doccount i = from; i < to; ++i) {
+    const Xapian::MSetIterator it = mset[i];
+    out.push_back({*it, it.get_weight(), it.get_document()});
+  }
+  return out;
+}
+
+namespace {
+
+// The first pass's page put in the newer order, or nothing when a tie makes it uncertain: equal
+// weights across either edge of the page (which sessions are on it), or a page session whose best
+// weight two of its documents share (which one stands for it; the first pass took the lower id).
+std::optional<std::vector<PageItem>> reorder_ties(const Xapian::MSet& top, const SessionTally& tally,
+                                                  Xapian::doccount offset, Xapian::doccount limit) {
+  const Xapian::doccount n = top.size(), end = std::min<Xapian::doccount>(n, offset + limit);
+  if (n <= offset) return std::vector<PageItem>{};
+  if (offset > 0 && top[offset - 1].get_weight() == top[offset].get_weight()) return std::nullopt;
+  if (end < n && top[end - 1].get_weight() == top[end].get_weight()) return std::nullopt;
+  std::vector<PageItem> page = page_items(top, offset, end);
+  for (const PageItem& item : page)
+    if (tally.best_is_shared(item.doc.get_value(kSlotSession))) return std::nullopt;
+  // Runs of equal weight inside the page: newest first, then by document id (Xapian's last key).
+  for (size_t b = 0; b < page.size();) {
+    size_t e = b + 1;
+    while (e < page.size() && page[e].weight == page[b].weight) ++e;
+    if (e - b > 1) {
+      std::vector<std::pair<std::string, size_t>> keyed;  // (time value, index): read for the run only
+      for (size_t k = b; k < e; ++k) keyed.emplace_back(page[k].doc.get_value(kSlotTime), k);
+      std::sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
+        return x.first != y.first ? x.first > y.first : page[x.second].id < page[y.second].id;
+      });
+      std::vector<PageItem> run;
+      for (const auto& [time, k] : keyed) run.push_back(page[k]);
+      std::move(run.begin(), run.end(), page.begin() + static_cast<std::ptrdiff_t>(b));
+    }
+    b = e;
+  }
+  return page;
+}
+
+}  // namespace
+
+std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet& top, const SessionTally& tally,
+                                        Xapian::doccount offset, Xapian::doccount limit,
+                                        const Xapian::MatchDecider* md, bool sessions_only) {
+  if (auto page = reorder_ties(top, tally, offset, limit)) return std::move(*page);
+  const Xapian::doccount last = std::min<Xapian::doccount>(top.size(), offset + limit);
+  if (last == 0) return {};
+  // Both orders rank sessions by their best weight, so the page ends at the same weight whatever
+  // the ties. The sessions ranked down to it are those of the first pass's page and before, and
+  // every session whose best is that weight (the tally knows them): a second pass in the page's
+  // order over those sessions alone reads a few documents, not every match again.
+  const double edge = top[last - 1].get_weight();
+  constexpr size_t kMaxRestricted = 512;  // past it, one pass over every match is no dearer
+  std::vector<std::string> values = tally.best_at(edge);
+  for (Xapian::doccount i = 0; i < last; ++i) values.push_back(top[i].get_document().get_value(kSlotSession));
+  std::sort(values.begin(), values.end());
+  values.erase(std::unique(values.begin(), values.end()), values.end());
+  if (sessions_only && values.size() <= kMaxRestricted &&
+      std::none_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {
+    std::vector<Xapian::Query> sessions;
+    for (const std::string& v : values) sessions.emplace_back(boolean_term(prefix::kSession, session_of_value(v)));
+    enq.set_query(Xapian::Query(Xapian::Query::OP_FILTER, enq.get_query(),
+                                Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end())));
+  }
+  // Only documents at least as heavy as the edge can be on the page (a weight cutoff), with a few
+  // ulps of slack in case Xapian sums the same weights in another order: a lighter document costs
+  // its time read but cannot reach the page.
+  enq.set_cutoff(0, edge - std::abs(edge) * 1e-9);
+  enq.set_sort_by_relevance_then_value(kSlotTime, true);
+  return page_items(enq.get_mset(offset, limit, 0, nullptr, md), 0, limit);
+}
+
+}  // namespace osearch

@@ -1,0 +1,65 @@
+// `keyword` by session: the tally of every match and the order of the page.
+//
+// The page is ranked by relevance, equal scores newest first (then by document id), so that an
+// incremental build and a clean one answer alike. Xapian's sort by relevance then value reads the
+// time of every candidate, a third of a dense query's time at 2 GB. So the ranked pass goes by
+// relevance alone (ties by document id) and the page is put in the newer order afterwards, which
+// is exact unless a tie decides which sessions are on the page or which document stands for one;
+// then a second pass over the sessions that tie settles it (page_newest_first).
+#pragma once
+
+#include <xapian.h>
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace osearch {
+
+// Every document the ranked pass accepts (after the decider, before collapsing), by session. When
+// the pass provably met every match, it gives the exact session count, each session's matches and
+// whether a session's best weight is shared by two of its documents, in that one pass.
+class SessionTally : public Xapian::MatchSpy {
+ public:
+  // Past `limit` documents the count cannot be proved whole: the rest are only counted.
+  explicit SessionTally(Xapian::doccount limit) : limit_(limit) {}
+  void operator()(const Xapian::Document& doc, double weight) override;
+  // Xapian stops early only once `check_at_least` (= limit) documents survived collapsing, so
+  // fewer seen means none was skipped.
+  bool saw_every_match() const { return docs_ < limit_; }
+  size_t sessions() const { return per_session_.size() + unkeyed_; }
+  // The session's matching documents, its title document included when it matched.
+  Xapian::doccount documents(const std::string& sid) const;
+  // Whether two documents of the session (by its stored value) share its best weight.
+  bool best_is_shared(const std::string& session_value) const;
+  // The sessions (stored values) whose best weight is `weight`.
+  std::vector<std::string> best_at(double weight) const;
+
+ private:
+  struct Seen {
+    Xapian::doccount documents = 0, at_best = 0;
+    double best = 0;
+  };
+  Xapian::doccount limit_, docs_ = 0, unkeyed_ = 0;
+  std::unordered_map<std::string, Seen> per_session_;
+};
+
+struct PageItem {
+  Xapian::docid id = 0;  // in the combined database
+  double weight = 0;
+  Xapian::Document doc;
+};
+
+// Items [from, to) of an MSet, in its order.
+std::vector<PageItem> page_items(const Xapian::MSet& mset, Xapian::doccount from, Xapian::doccount to);
+
+// The page of `offset` and `limit` in the order by relevance, then newest first, then document id,
+// from `top`: the first offset + limit + 1 collapsed items of a pass by relevance alone whose tally
+// saw every match. `enq` (set up for that pass, match spies cleared) runs a second pass only when
+// a tie makes the first one's page uncertain; `sessions_only`: every match is a session's (no
+// memory), so that pass can be restricted to the sessions it has to order.
+std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet& top, const SessionTally& tally,
+                                        Xapian::doccount offset, Xapian::doccount limit,
+                                        const Xapian::MatchDecider* md, bool sessions_only);
+
+}  // namespace osearch

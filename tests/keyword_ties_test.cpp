@@ -1,0 +1,103 @@
+// `keyword` by session when scores tie: equal scores rank newest first whatever the page, and a
+// session whose best score two of its messages share stands by the newer one. The ranked pass goes
+// by relevance alone and the page is ordered afterwards (engine/query/keyword_page.h), so every
+// page boundary is checked against the whole list, with ties inside, across and at its edges.
+#include "tests/index_fixture.h"
+
+#include <cstdio>
+
+#include "engine/query/search.h"
+
+namespace {
+
+constexpr int kTieSessions = 40;
+
+// Sessions that say the words twice. None is in the longer-message group, so a page that holds that
+// whole group needs no second pass and is ordered from the first.
+bool says_twice(int i) { return i % 7 == 0 && i % 5 != 0; }
+
+std::string tie_sid(int i) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "aaaaaaaa-0000-4000-8000-%012d", i);
+  return buf;
+}
+
+// Times out of step with the session ids (and so with the document ids).
+std::string tie_time(int minute) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "2026-03-01T%02d:%02d:00.000Z", 10 + minute / 60, minute % 60);
+  return buf;
+}
+
+// Every session says the same words once, so most scores tie; every fifth says them in a longer
+// message (another score, its own tie group); some say them twice, later the second time.
+std::string write_tie_tree(const std::string& src) {
+  for (int i = 0; i < kTieSessions; ++i) {
+    const std::string sid = tie_sid(i);
+    const int minute = (i * 17) % kTieSessions * 3;
+    const std::string text = i % 5 == 0 ? "tied words here and more words" : "tied words here";
+    // The first prompt (the session's title) shares no word with the query: only messages match.
+    std::string lines = user_line(sid, "u-" + std::to_string(i) + "-x", "nothing in common", tie_time(minute));
+    lines += user_line(sid, "u-" + std::to_string(i) + "-a", text, tie_time(minute + 1));
+    if (says_twice(i)) lines += user_line(sid, "u-" + std::to_string(i) + "-b", text, tie_time(minute + 2));
+    write_file(src + "/-w-proj/" + sid + ".jsonl", lines);
+  }
+  return src;
+}
+
+QueryResult tie_search(const std::string& idx, size_t offset, size_t limit) {
+  IndexReader reader(idx);
+  FilterArgs args;
+  args.offset = offset;
+  args.limit = limit;
+  return run_keyword(reader, "tied words", parse_filters(args, 0, 20), KeywordOptions{});
+}
+
+std::vector<std::string> sessions_of(const QueryResult& r) {
+  std::vector<std::string> out;
+  for (const Hit& h : r.hits) out.push_back(h.session.id);
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("search: keyword ties rank newest first on every page, a session by its newest best message",
+          "[search][ties]") {
+  TempDir tmp("ties");
+  const std::string idx = tmp / "idx";
+  index_tree(idx, write_tie_tree(tmp / "src"));
+
+  const QueryResult all = tie_search(idx, 0, 100);
+  REQUIRE(all.total == kTieSessions);
+  REQUIRE(all.total_exact);
+  REQUIRE(all.hits.size() == kTieSessions);
+  for (size_t k = 0; k < all.hits.size(); ++k) {
+    const Hit& h = all.hits[k];
+    REQUIRE(h.message.has_value());
+    const int i = std::stoi(h.session.id.substr(24));
+    INFO("session " << i);
+    CHECK(h.match_count == (says_twice(i) ? 2u : 1u));
+    // The message that stands for a session with two equal best messages is the newer one.
+    CHECK(h.message->uuid == "u-" + std::to_string(i) + (says_twice(i) ? "-b" : "-a"));
+    if (k == 0) continue;
+    const Hit& prev = all.hits[k - 1];
+    CHECK(prev.score >= h.score);
+    if (prev.score == h.score) CHECK(prev.message->timestamp_ms > h.message->timestamp_ms);
+  }
+  // Two tie groups, or the edges below would not cut through and between them.
+  CHECK(all.hits.front().score != all.hits.back().score);
+
+  // Every page is the whole list's slice: edges inside a tie group, between groups, at the end.
+  const std::vector<std::string> order = sessions_of(all);
+  for (size_t limit : {1, 3, 7, 8, 32, 39}) {
+    for (size_t offset = 0; offset <= order.size(); ++offset) {
+      INFO("offset " << offset << " limit " << limit);
+      const QueryResult page = tie_search(idx, offset, limit);
+      const size_t end = std::min(order.size(), offset + limit);
+      const std::vector<std::string> want(order.begin() + static_cast<std::ptrdiff_t>(std::min(offset, end)),
+                                          order.begin() + static_cast<std::ptrdiff_t>(end));
+      CHECK(sessions_of(page) == want);
+      CHECK(page.total == kTieSessions);
+    }
+  }
+}
