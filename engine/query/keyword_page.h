@@ -28,6 +28,7 @@ class SessionTally : public Xapian::MatchSpy {
   // fewer seen means none was skipped.
   bool saw_every_match() const { return docs_ < limit_; }
   size_t sessions() const { return per_session_.size() + unkeyed_; }
+  Xapian::doccount seen() const { return docs_; }  // documents it was shown
   // The session's matching documents, its title document included when it matched.
   Xapian::doccount documents(const std::string& sid) const;
   // Whether two documents of the session (by its stored value) share its best weight.
