@@ -10,11 +10,16 @@
 
 namespace {
 
-constexpr int kTieSessions = 40;
+constexpr int kTieSessions = 100;
 
-// Sessions that say the words twice. None is in the longer-message group, so a page that holds that
-// whole group needs no second pass and is ordered from the first.
+// Sessions that say the words twice, in a message of their own length: a tie group of their own, so
+// the biggest group (everyone else) has no such session and a page inside it can be ordered from the
+// first pass alone, when the pass fetched the whole group (it fetches 32 sessions past the page).
 bool says_twice(int i) { return i % 7 == 0 && i % 5 != 0; }
+std::string tie_text(int i) {
+  if (i % 5 == 0) return "tied words here and more words";
+  return says_twice(i) ? "tied words over there" : "tied words here";
+}
 
 std::string tie_sid(int i) {
   char buf[40];
@@ -29,8 +34,8 @@ std::string tie_time(int minute) {
   return buf;
 }
 
-// Every session says the same words once, so most scores tie; every fifth says them in a longer
-// message (another score, its own tie group); some say them twice, later the second time. With
+// Three tie groups: every fifth session says the words in a longer message, some say them twice
+// (later the second time), the other 69 once. With
 // `fillers`, each session also says them in that many long messages, which score lower: the second
 // pass then restricts itself to the tied sessions (many matches per session) instead of matching
 // every document again.
@@ -38,7 +43,7 @@ std::string write_tie_tree(const std::string& src, int fillers) {
   for (int i = 0; i < kTieSessions; ++i) {
     const std::string sid = tie_sid(i);
     const int minute = (i * 17) % kTieSessions * 3;
-    const std::string text = i % 5 == 0 ? "tied words here and more words" : "tied words here";
+    const std::string text = tie_text(i);
     // The first prompt (the session's title) shares no word with the query: only messages match.
     std::string lines = user_line(sid, "u-" + std::to_string(i) + "-x", "nothing in common", tie_time(minute));
     lines += user_line(sid, "u-" + std::to_string(i) + "-a", text, tie_time(minute + 1));
@@ -53,8 +58,7 @@ std::string write_tie_tree(const std::string& src, int fillers) {
   return src;
 }
 
-QueryResult tie_search(const std::string& idx, size_t offset, size_t limit) {
-  IndexReader reader(idx);
+QueryResult tie_search(IndexReader& reader, size_t offset, size_t limit) {
   FilterArgs args;
   args.offset = offset;
   args.limit = limit;
@@ -77,7 +81,8 @@ TEST_CASE("search: keyword ties rank newest first on every page, a session by it
   const std::string idx = tmp / "idx";
   index_tree(idx, write_tie_tree(tmp / "src", fillers));
 
-  const QueryResult all = tie_search(idx, 0, 100);
+  IndexReader reader(idx);
+  const QueryResult all = tie_search(reader, 0, 200);
   REQUIRE(all.total == kTieSessions);
   REQUIRE(all.total_exact);
   REQUIRE(all.hits.size() == kTieSessions);
@@ -94,15 +99,18 @@ TEST_CASE("search: keyword ties rank newest first on every page, a session by it
     CHECK(prev.score >= h.score);
     if (prev.score == h.score) CHECK(prev.message->timestamp_ms > h.message->timestamp_ms);
   }
-  // Two tie groups, or the edges below would not cut through and between them.
-  CHECK(all.hits.front().score != all.hits.back().score);
+  // Three tie groups, or the edges below would not cut through and between them.
+  std::vector<double> scores;
+  for (const Hit& h : all.hits)
+    if (scores.empty() || scores.back() != h.score) scores.push_back(h.score);
+  CHECK(scores.size() == 3);
 
   // Every page is the whole list's slice: edges inside a tie group, between groups, at the end.
   const std::vector<std::string> order = sessions_of(all);
-  for (size_t limit : {1, 3, 7, 8, 32, 39}) {
+  for (size_t limit : {1, 7, 20, 45}) {
     for (size_t offset = 0; offset <= order.size(); ++offset) {
       INFO("offset " << offset << " limit " << limit);
-      const QueryResult page = tie_search(idx, offset, limit);
+      const QueryResult page = tie_search(reader, offset, limit);
       const size_t end = std::min(order.size(), offset + limit);
       const std::vector<std::string> want(order.begin() + static_cast<std::ptrdiff_t>(std::min(offset, end)),
                                           order.begin() + static_cast<std::ptrdiff_t>(end));

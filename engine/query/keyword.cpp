@@ -285,7 +285,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   const SessionTally* tallied_by = &tally;
   if (tallied) enq.add_matchspy(&tally);
   const auto offset = static_cast<Xapian::doccount>(f.offset), limit = static_cast<Xapian::doccount>(f.limit);
-  Xapian::MSet mset = two_pass ? enq.get_mset(0, offset + limit + 1, check_at_least, nullptr, md)
+  Xapian::MSet mset = two_pass ? enq.get_mset(0, offset + limit + kTieSlack, check_at_least, nullptr, md)
                                : enq.get_mset(offset, limit, check_at_least, nullptr, md);
   bool tally_whole = tallied && tally.saw_every_match();
   if (two_pass) enq.clear_matchspies();

@@ -53,35 +53,37 @@ std::vector<PageItem> page_items(const Xapian::MSet& mset, Xapian::doccount from
 
 namespace {
 
-// The first pass's page put in the newer order, or nothing when a tie makes it uncertain: equal
-// weights across either edge of the page (which sessions are on it), or a page session whose best
-// weight two of its documents share (which one stands for it; the first pass took the lower id).
+// The first pass's page put in the newer order, or nothing when a tie makes it uncertain. Each run
+// of equal weight that reaches into the page is put newest first (then by document id, Xapian's
+// last key), which is exact when the run is whole (it ends before `top` does, or the tally knows
+// no other session with that best weight) and none of its sessions has two documents at its best
+// weight (the first pass took the lower id to stand for it, the newer order takes the newer).
 std::optional<std::vector<PageItem>> reorder_ties(const Xapian::MSet& top, const SessionTally& tally,
                                                   Xapian::doccount offset, Xapian::doccount limit) {
   const Xapian::doccount n = top.size(), end = std::min<Xapian::doccount>(n, offset + limit);
   if (n <= offset) return std::vector<PageItem>{};
-  if (offset > 0 && top[offset - 1].get_weight() == top[offset].get_weight()) return std::nullopt;
-  if (end < n && top[end - 1].get_weight() == top[end].get_weight()) return std::nullopt;
-  std::vector<PageItem> page = page_items(top, offset, end);
-  for (const PageItem& item : page)
-    if (tally.best_is_shared(item.doc.get_value(kSlotSession))) return std::nullopt;
-  // Runs of equal weight inside the page: newest first, then by document id (Xapian's last key).
-  for (size_t b = 0; b < page.size();) {
+  std::vector<PageItem> ranked = page_items(top, 0, n);
+  for (size_t b = 0; b < end;) {
     size_t e = b + 1;
-    while (e < page.size() && page[e].weight == page[b].weight) ++e;
-    if (e - b > 1) {
+    while (e < n && ranked[e].weight == ranked[b].weight) ++e;
+    if (e > offset) {
+      if (e == n && tally.best_at(ranked[b].weight).size() != e - b) return std::nullopt;
+      for (size_t k = b; k < e; ++k)
+        if (tally.best_is_shared(ranked[k].doc.get_value(kSlotSession))) return std::nullopt;
+    }
+    if (e > offset && e - b > 1) {
       std::vector<std::pair<std::string, size_t>> keyed;  // (time value, index): read for the run only
-      for (size_t k = b; k < e; ++k) keyed.emplace_back(page[k].doc.get_value(kSlotTime), k);
+      for (size_t k = b; k < e; ++k) keyed.emplace_back(ranked[k].doc.get_value(kSlotTime), k);
       std::sort(keyed.begin(), keyed.end(), [&](const auto& x, const auto& y) {
-        return x.first != y.first ? x.first > y.first : page[x.second].id < page[y.second].id;
+        return x.first != y.first ? x.first > y.first : ranked[x.second].id < ranked[y.second].id;
       });
       std::vector<PageItem> run;
-      for (const auto& [time, k] : keyed) run.push_back(page[k]);
-      std::move(run.begin(), run.end(), page.begin() + static_cast<std::ptrdiff_t>(b));
+      for (const auto& [time, k] : keyed) run.push_back(ranked[k]);
+      std::move(run.begin(), run.end(), ranked.begin() + static_cast<std::ptrdiff_t>(b));
     }
     b = e;
   }
-  return page;
+  return std::vector<PageItem>(ranked.begin() + offset, ranked.begin() + end);
 }
 
 }  // namespace

@@ -54,9 +54,13 @@ struct PageItem {
 // Items [from, to) of an MSet, in its order.
 std::vector<PageItem> page_items(const Xapian::MSet& mset, Xapian::doccount from, Xapian::doccount to);
 
+// Items a pass by relevance alone fetches past the page, so that a run of equal weights at the
+// page's end is most often whole in it.
+constexpr Xapian::doccount kTieSlack = 32;
+
 // The page of `offset` and `limit` in the order by relevance, then newest first, then document id,
-// from `top`: the first offset + limit + 1 collapsed items of a pass by relevance alone whose tally
-// saw every match. `enq` (set up for that pass, match spies cleared) runs a second pass only when
+// from `top`: the first offset + limit + kTieSlack collapsed items of a pass by relevance alone whose
+// tally saw every match. `enq` (set up for that pass, match spies cleared) runs a second pass only when
 // a tie makes the first one's page uncertain; `sessions_only`: every match is a session's (no
 // memory), so that pass can be restricted to the sessions it has to order.
 std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet& top, const SessionTally& tally,
