@@ -3,9 +3,11 @@
 // The page is ranked by relevance, equal scores newest first (then by document id), so that an
 // incremental build and a clean one answer alike. Xapian's sort by relevance then value reads the
 // time of every candidate, a third of a dense query's time at 2 GB. So the ranked pass goes by
-// relevance alone (ties by document id) and the page is put in the newer order afterwards, which
-// is exact unless a tie decides which sessions are on the page or which document stands for one;
-// then a second pass over the sessions that tie settles it (page_newest_first).
+// relevance alone (ties by document id), fetching kTieSlack sessions past the page, and the page is
+// put in the newer order afterwards. That is exact unless a tie decides which sessions are on the
+// page (a run of equal weights not whole in what was fetched) or which document stands for one (two
+// at a session's best weight); then a second pass in the old order, limited to the documents (and,
+// with many matches per session, the sessions) that can reach the page, settles it.
 #pragma once
 
 #include <xapian.h>
