@@ -1,6 +1,6 @@
 // Real Claude Code transcripts that several test files use, named once: paths relative to a Claude
 // projects root (tests/data/claude or the shared corpus) and their session ids. One definition per
-// name, because the tests compile in unity batches where two same-named constants would clash.
+// name, because the tests compile in unity groups where two same-named constants would clash.
 #pragma once
 
 #include <string>

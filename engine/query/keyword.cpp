@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <map>
 #include <set>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "engine/query/keyword_page.h"
@@ -255,7 +254,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   // Equal scores (the same text in several sessions) in a stable order: the newest first, rather
   // than by document id, which depends on how a build shared documents out to its shards. That
   // order reads every candidate's time: by session, with the tally, the ranked pass goes by
-  // relevance alone and a second pass orders the page (page_newest_first).
+  // relevance alone and page_newest_first puts the page in that order (keyword_page.h).
   const bool by_relevance = o.sort != "newest" && o.sort != "oldest";
   const auto newest_first = [&enq] { enq.set_sort_by_relevance_then_value(kSlotTime, true); };
   if (!o.by_message) enq.set_collapse_key(kSlotSession);
@@ -288,6 +287,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   Xapian::MSet mset = two_pass ? enq.get_mset(0, offset + limit + kTieSlack, check_at_least, nullptr, md)
                                : enq.get_mset(offset, limit, check_at_least, nullptr, md);
   bool tally_whole = tallied && tally.saw_every_match();
+  const bool reordered = two_pass && tally_whole;
   if (two_pass) enq.clear_matchspies();
   if (two_pass && !tally_whole) {
     // No proof that the tally saw every match: one pass in the page's order decides the page and
@@ -299,7 +299,6 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     tallied_by = &again;
     tally_whole = again.saw_every_match();
   }
-  const bool reordered = two_pass && tallied_by == &tally;
   const std::vector<PageItem> page =
       reordered ? page_newest_first(enq, mset, tally, offset, limit, md, reader.memories().empty())
                 : page_items(mset, 0, limit);
