@@ -2,11 +2,6 @@
 #include "engine/index/archive_io.h"
 #include "engine/store/usage_agg.h"
 
-#include <poll.h>
-#ifdef __linux__
-#include <sys/prctl.h>
-#endif
-#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,6 +14,7 @@
 #include <set>
 #include <vector>
 
+#include "engine/store/child_run.h"
 #include "engine/store/codec.h"
 #include "engine/index/index_parts.h"
 #include "engine/store/records_store.h"
@@ -31,18 +27,12 @@ namespace {
 // A salvage reads one env: minutes at most. Past this the child is taken to be looping on a
 // damaged page.
 constexpr int kSalvageSeconds = 600;
+// The child reports each commit (at least every kSessionsPerCommit sessions); this long without one
+// it is taken to be stuck.
+constexpr int kSalvageSilenceSeconds = 120;
 constexpr size_t kSessionsPerCommit = 64;
 
-void report_line(int fd, const std::string& line) {
-  std::string out = line + "\n";
-  size_t done = 0;
-  while (done < out.size()) {
-    ssize_t n = ::write(fd, out.data() + done, out.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;
-    done += static_cast<size_t>(n);
-  }
-}
+void report_line(int fd, const std::string& line) { write_all(fd, line + "\n"); }
 
 uint64_t file_size_or_zero(const std::string& path) {
   struct stat st {};
@@ -196,35 +186,13 @@ class ChildSalvage {
     pending = 0;
   }
   void committed() const {
+    report_line(fd_, "committed");  // alive (the parent's silence limit)
     if (t_.at_point) t_.at_point("salvage-commit");
   }
 
   const SalvageTarget& t_;
   int fd_;
 };
-
-// Reads the child's report until it closes the pipe or the deadline passes.
-std::string read_report(int fd, pid_t pid, bool& timed_out) {
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kSalvageSeconds);
-  char buf[4096];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      ::kill(pid, SIGKILL);
-      timed_out = true;
-      return out;
-    }
-    pollfd p{fd, POLLIN, 0};
-    int rc = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    if (rc < 0 && errno == EINTR) continue;
-    if (rc <= 0) continue;
-    ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return out;
-    out.append(buf, static_cast<size_t>(n));
-  }
-}
 
 }  // namespace
 
@@ -239,40 +207,28 @@ bool under_any(const std::string& path, const std::vector<std::string>& dirs) {
 SalvageReport salvage_old_env(const SalvageTarget& target) {
   SalvageReport report;
   if (target.old_env_dir.empty() || !std::filesystem::exists(target.old_env_dir + "/data.mdb")) return report;
-  int fds[2];
-  if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(fds[0]);
-    ::close(fds[1]);
-    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    ::close(fds[0]);
-#ifdef __linux__
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a killed rebuild takes its salvage down with it
-    if (::getppid() != parent) ::_exit(1);  // died before the prctl
-#endif
-    int code = 0;
-    try {
-      ChildSalvage(target, fds[1]).run();
-    } catch (const std::exception& e) {
-      report_line(fds[1], std::string("error ") + e.what());
-      code = 1;
-    } catch (...) {
-      report_line(fds[1], "error unknown");
-      code = 1;
-    }
-    ::_exit(code);  // no atexit handlers, no flushing of the parent's buffers
-  }
-  ::close(fds[1]);
-  bool timed_out = false;
-  const std::string lines = read_report(fds[0], pid, timed_out);
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  ChildLimits limits;
+  limits.total = std::chrono::seconds(kSalvageSeconds);
+  // Silent before its first commit, the child is taken to be stuck at the fork (a lock another
+  // thread held: engine/store/child_run.h) and forked again; once it has committed, not: running it
+  // again would rewrite the text log under records already committed.
+  limits.silence = std::chrono::seconds(kSalvageSilenceSeconds);
+  limits.attempts = 3;
+  const ChildResult child = run_in_child(
+      [&](int fd, int) {
+        try {
+          ChildSalvage(target, fd).run();
+          return 0;
+        } catch (const std::exception& e) {
+          report_line(fd, std::string("error ") + e.what());
+        } catch (...) {
+          report_line(fd, "error unknown");
+        }
+        return 1;
+      },
+      limits);
+  const std::string& lines = child.output;
+  const int status = child.status;
   std::vector<std::string> lost;
   bool error_said = false;
   for (size_t pos = 0; pos < lines.size();) {
@@ -285,9 +241,11 @@ SalvageReport salvage_old_env(const SalvageTarget& target) {
                                                    "): what was read before the error was kept");
     pos = nl + 1;
   }
-  if (timed_out)
+  if (child.timed_out)
     lost.push_back("reading the old store took over " + std::to_string(kSalvageSeconds) +
                    " s and was stopped: what was read before was kept");
+  else if (child.silent)
+    lost.push_back("reading the old store " + child.ending() + ": what was read before was kept");
   else if (WIFSIGNALED(status))
     lost.push_back(std::string("reading the old store crashed (") + strsignal(WTERMSIG(status)) +
                    "): what was read before the crash was kept");

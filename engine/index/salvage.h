@@ -6,7 +6,8 @@
 // SIGBUS or SIGSEGV the reader. The child never shares a map with this process; it copies what it
 // can read into the new env (committing as it goes, so a crash keeps what came before) and reports
 // on a pipe what it could not. A child that crashes, hangs or fails costs only the rest of the
-// salvage.
+// salvage; one stuck before its first commit (a lock held at fork) is forked again
+// (engine/store/child_run.h).
 #pragma once
 
 #include <cstdint>

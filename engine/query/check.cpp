@@ -13,10 +13,12 @@
 #include <csignal>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 
+#include "engine/store/child_run.h"
 #include "engine/store/index_damage.h"
 #include "engine/store/lmdb_check.h"
 #include "engine/store/store.h"
@@ -27,6 +29,11 @@
 namespace osearch {
 namespace fs = std::filesystem;
 namespace {
+
+// The walk writes a newline every kAliveEvery entries; silent for kWalkSilence, it is taken to be
+// stuck. Thousands of entries take milliseconds, even under a sanitizer on a loaded machine.
+constexpr uint64_t kAliveEvery = 4096;
+constexpr std::chrono::milliseconds kWalkSilence{30000};
 
 // What the LMDB walk learns, for the checks of the parts LMDB describes.
 struct RecordsFacts {
@@ -50,7 +57,8 @@ struct NamedDb {
   MDB_dbi dbi;
 };
 
-std::string walk_records(const std::string& dir) {
+// `alive` is called every few thousand entries (the parent's sign that the walk is not stuck).
+std::string walk_records(const std::string& dir, const std::function<void()>& alive) {
   std::string out;
   Store store(dir, Store::Mode::Read);
   const Dbis& db = store.db();
@@ -88,7 +96,7 @@ std::string walk_records(const std::string& dir) {
     const std::string_view n(name);
     LmdbCursor cur(txn, dbi);
     for (bool ok = cur.first(); ok; ok = cur.next()) {
-      ++entries;
+      if (++entries % kAliveEvery == 0) alive();
       const std::string_view k = cur.key(), v = cur.value();
       if (n == "meta" && k == meta_key::kSourceWatch) {
         if (!source_watch_decodes(v)) ++bad;  // the refresh would only take the full plan, but it is damage
@@ -133,54 +141,37 @@ std::string walk_records(const std::string& dir) {
   return out;
 }
 
-void write_all_fd(int fd, std::string_view s) {
-  while (!s.empty()) {
-    ssize_t w = ::write(fd, s.data(), s.size());
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return;
-    s.remove_prefix(static_cast<size_t>(w));
-  }
-}
-
-// Runs walk_records in a child: a page of random bytes may crash LMDB, and that is a finding.
+// Runs walk_records in a child: a page of random bytes may crash LMDB, and that is a finding. The
+// walk is read-only, so a child that stops responding (a lock held at fork: engine/store/child_run.h)
+// is simply forked again.
 RecordsFacts read_records(const std::string& dir) {
   RecordsFacts f;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    ::close(fds[0]);
-    set_damage_reporter(nullptr);  // an LMDB assertion aborts: a signal the parent reports
-    remove_index_fault_guard();    // and so does a SIGBUS
-    int rc = 0;
-    std::string out;
-    try {
-      out = walk_records(dir);
-    } catch (const IndexDamaged& e) {
-      out = "P " + e.problem() + "\n";
-      rc = 1;
-    } catch (const std::exception& e) {
-      out = std::string("P ") + e.what() + "\n";
-      rc = 1;
-    }
-    std::replace(out.begin(), out.end(), '\r', ' ');
-    write_all_fd(fds[1], out);
-    ::_exit(rc);
-  }
-  ::close(fds[1]);
-  std::string text;
-  char buf[65536];
-  for (;;) {
-    ssize_t r = ::read(fds[0], buf, sizeof buf);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    text.append(buf, static_cast<size_t>(r));
-  }
-  ::close(fds[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  ChildLimits limits;
+  limits.silence = kWalkSilence;
+  limits.attempts = 3;
+  limits.retry_after_output = true;
+  const ChildResult child = run_in_child(
+      [&](int fd, int) {
+        set_damage_reporter(nullptr);  // an LMDB assertion aborts: a signal the parent reports
+        remove_index_fault_guard();    // and so does a SIGBUS
+        write_all(fd, "\n");           // alive: past the fork
+        int rc = 0;
+        std::string out;
+        try {
+          out = walk_records(dir, [fd] { write_all(fd, "\n"); });
+        } catch (const IndexDamaged& e) {
+          out = "P " + e.problem() + "\n";
+          rc = 1;
+        } catch (const std::exception& e) {
+          out = std::string("P ") + e.what() + "\n";
+          rc = 1;
+        }
+        std::replace(out.begin(), out.end(), '\r', ' ');
+        write_all(fd, out);
+        return rc;
+      },
+      limits);
+  const std::string& text = child.output;
   std::istringstream lines(text);
   for (std::string line; std::getline(lines, line);) {
     if (line.size() < 2) continue;
@@ -198,12 +189,12 @@ RecordsFacts read_records(const std::string& dir) {
       f.problems.push_back(rest);
     }
   }
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    f.problems.push_back(std::string("data.mdb is corrupt (reading it crashed with ") +
-                         (sig == SIGBUS ? "SIGBUS" : sig == SIGSEGV ? "SIGSEGV" : sig == SIGABRT ? "SIGABRT" : "signal " + std::to_string(sig)) + ")");
+  if (WIFSIGNALED(child.status) && !child.silent && !child.timed_out) {
+    f.problems.push_back("data.mdb is corrupt (reading it " + child.ending() + ")");
+  } else if (child.silent) {
+    f.problems.push_back("reading data.mdb " + child.ending());
   } else {
-    f.read = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    f.read = child.exited_ok();
     if (!f.read && f.problems.empty()) f.problems.push_back("reading it failed");
   }
   return f;
