@@ -109,6 +109,49 @@ TEST_CASE("limits: a session total is exact when the matches fit the bound, howe
   for (const Hit& h : page.hits) CHECK(h.match_count == 8);  // counted for the page all the same
 }
 
+TEST_CASE("limits: an older epoch's documents do not make a total that fits the bound an estimate", "[hardening][query]") {
+  // 10 sessions of 8 messages with the word; then sessions 0-4 are rewritten (re-read: their 40
+  // first documents stay in the index, of an older epoch). 90 current matches (80 messages, 10
+  // titles), 130 documents.
+  SyntheticIndex ix(sessions_with("wombat", 10, 8));
+  for (size_t s = 0; s < 5; ++s) {
+    char sid[64];
+    std::snprintf(sid, sizeof sid, "%08zu-1111-4222-8333-444444444444", s);
+    std::string lines;
+    for (size_t m = 0; m < 8; ++m)
+      lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
+               R"(","message":{"role":"user","content":"rewritten )" + std::to_string(m) + R"( about wombat"},"uuid":"r-)" +
+               std::to_string(s) + "-" + std::to_string(m) + R"(","timestamp":"2026-03-02T10:00:0)" + std::to_string(m) + ".000Z\"}\n";
+    replace_file(ix.src + "/-w-proj/" + sid + ".jsonl", lines);
+  }
+  run_index(ix.idx, {{"claude", ix.src}}, IndexOptions{});
+  {
+    IndexReader r(ix.idx);
+    REQUIRE_FALSE(r.epochs().empty());
+    REQUIRE(r.old_epoch_documents() >= 40);
+  }
+  // The count takes every epoch's documents (it reads no session) and decides with the epochs
+  // when it lands between the bound and the bound plus the older documents.
+  for (size_t bound : {size_t{100}, size_t{91}, size_t{200}}) {
+    INFO("bound " << bound);
+    QueryResult r = keyword(ix, "wombat", 3, false, bound);
+    CHECK(r.total == 10);
+    CHECK(r.total_exact);
+    CHECK(r.hits.size() == 3);
+    QueryResult m = keyword(ix, "wombat", 3, true, bound);
+    CHECK(m.total == 80);
+    CHECK(m.total_exact);
+  }
+  // 90 current matches past a bound of 60 or 89: an estimate, within the sessions.
+  for (size_t bound : {size_t{60}, size_t{89}}) {
+    INFO("bound " << bound);
+    QueryResult r = keyword(ix, "wombat", 3, false, bound);
+    CHECK_FALSE(r.total_exact);
+    CHECK(r.total >= 3);
+    CHECK(r.total <= 10);
+  }
+}
+
 TEST_CASE("limits: past the exact-count bound the page is the same, the total an estimate within the sessions",
           "[hardening][query]") {
   // 60 sessions of 8 messages; the word's count varies, so the weights differ across sessions.

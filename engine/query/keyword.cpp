@@ -273,9 +273,22 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   const auto bound = static_cast<Xapian::doccount>(o.exact_total_docs);
   // Xapian's bound from term frequencies (no document read) settles most queries; a count the rest.
   MatchCount counted;
-  const bool countable = o.by_message || page_end > bound ||
-                         enq.get_mset(0, 0, Xapian::doccount{0}).get_uncollapsed_matches_upper_bound() <= bound ||
-                         !(counted = count_matches(db, q, bound, md)).more;
+  bool countable = o.by_message || page_end > bound ||
+                   enq.get_mset(0, 0, Xapian::doccount{0}).get_uncollapsed_matches_upper_bound() <= bound;
+  if (!countable) {
+    // Telling an older epoch's document from a current one reads its session: most of a count's
+    // cost. While the index holds no more of them than the bound, the count takes every epoch's,
+    // up to the bound plus as many as there are older ones: past that, more than the bound are
+    // current; under it, the ranked pass's tally tells (it sees the epochs).
+    const uint64_t old_docs = reader.old_epoch_documents();
+    const bool any_epoch = old_docs <= bound;
+    const DocumentEpochs no_epochs;
+    const HitDecider scope_only(&scope, no_epochs, &reader, &f);
+    const Xapian::MatchDecider* count_md =
+        !any_epoch ? md : scope_only.active() || !reader.memories().empty() ? &scope_only : nullptr;
+    counted = count_matches(db, q, bound + static_cast<Xapian::doccount>(any_epoch ? old_docs : 0), count_md);
+    countable = !counted.more;
+  }
   const Xapian::doccount check_at_least = countable ? std::max(page_end, bound) : page_end;
   const bool tallied = !o.by_message && countable;
   const bool two_pass = tallied && by_relevance;

@@ -87,6 +87,7 @@ void IndexReader::open_parts(const std::string& dir) {
   if (!dbs.titles && any_session_titled(*txn_, db()))
     throw IndexDamaged(fs_name(layout.titles_dir(dir)), "missing (sessions have titles)");
   xapian_ = std::move(dbs.all);
+  message_docs_ = dbs.message_docs;
   epochs_.clear();
   LmdbCursor ep(*txn_, db().epochs);
   for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.add(ep.key(), get_be32(ep.value()));
@@ -113,6 +114,14 @@ void IndexReader::open_memories(const std::string& dir) {
   memories_ = snapshot.all();
   memory_generation_ = snapshot.generation();
   if (std::optional<Xapian::Database> db = open_memory_text(dir)) xapian_.add_database(*db);
+}
+
+uint64_t IndexReader::old_epoch_documents() const {
+  if (epochs_.empty()) return 0;
+  // A message of an in-flight session may have no document yet: count it as having one.
+  const uint64_t messages = Store::entries(*txn_, db().messages);
+  const uint64_t with_document = messages - std::min(messages, in_flight_messages(*txn_, db()));
+  return message_docs_ > with_document ? message_docs_ - with_document : 0;
 }
 
 const memory::Record* IndexReader::memory(std::string_view id) const {

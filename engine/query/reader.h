@@ -36,6 +36,9 @@ class IndexReader {
   const std::string& dir() const { return store_.dir(); }
   // Epochs of re-read sessions: documents of an older epoch are not answers (see text_index.h).
   const DocumentEpochs& epochs() const { return epochs_; }
+  // At most how many message documents belong to an older epoch (documents past the messages
+  // that have theirs; 0 without epochs).
+  uint64_t old_epoch_documents() const;
 
   std::optional<SessionRec> session(std::string_view id) const;
   std::optional<MessageRec> message(std::string_view key) const;
@@ -59,6 +62,7 @@ class IndexReader {
   Store store_;
   std::unique_ptr<LmdbTxn> txn_;
   Xapian::Database xapian_;
+  uint64_t message_docs_ = 0;  // in the message databases: older epochs' too
   DocumentEpochs epochs_;
   std::optional<TextLogReader> text_;
   void open_memories(const std::string& dir);
