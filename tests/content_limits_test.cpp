@@ -139,3 +139,32 @@ TEST_CASE("content limits: a PCRE2 error is never a silent 'no match'", "[harden
   CHECK(r.total == 1);
   CHECK_FALSE(r.truncated);
 }
+
+TEST_CASE("content: a re-read session's superseded log entries are not answers, and others are not looked up",
+          "[content][query]") {
+  // Four sessions of three messages with "kiwi"; session 0 also says "oldword". Its file is then
+  // rewritten: its first entries stay in the text log, superseded, until a compaction.
+  std::vector<std::vector<std::string>> sessions(4);
+  for (size_t s = 0; s < sessions.size(); ++s)
+    for (size_t m = 0; m < 3; ++m) sessions[s].push_back("kiwi note " + std::to_string(m) + (s == 0 && m == 1 ? " oldword" : ""));
+  SyntheticIndex ix(sessions);
+  ix.rewrite(0, {"kiwi again 0 newword", "kiwi again 1", "kiwi again 2"});
+  {
+    IndexReader r(ix.idx);
+    REQUIRE_FALSE(r.epochs().empty());
+  }
+  CHECK(content(ix, {"oldword"}).hits.empty());
+  const QueryResult fresh = content(ix, {"newword"});
+  REQUIRE(fresh.hits.size() == 1);
+  CHECK(fresh.hits[0].session.id == SyntheticIndex::sid_of(0));
+  // Each current message once: the superseded entries of session 0 are not counted again.
+  const QueryResult all = content(ix, {"kiwi"});
+  CHECK(all.total == 12);
+  CHECK(all.hits.size() == 12);
+  const QueryResult by_session = content(ix, {"kiwi"}, false);
+  CHECK(by_session.total == 4);
+  for (const Hit& h : by_session.hits) CHECK(h.match_count == 3);
+  // -w goes through PCRE2's confirmation: the same.
+  CHECK(content(ix, {"kiwi"}, true, false, true).total == 12);
+  CHECK(content(ix, {"oldword"}, true, false, true).hits.empty());
+}

@@ -115,16 +115,10 @@ TEST_CASE("limits: an older epoch's documents do not make a total that fits the 
   // titles), 130 documents.
   SyntheticIndex ix(sessions_with("wombat", 10, 8));
   for (size_t s = 0; s < 5; ++s) {
-    char sid[64];
-    std::snprintf(sid, sizeof sid, "%08zu-1111-4222-8333-444444444444", s);
-    std::string lines;
-    for (size_t m = 0; m < 8; ++m)
-      lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
-               R"(","message":{"role":"user","content":"rewritten )" + std::to_string(m) + R"( about wombat"},"uuid":"r-)" +
-               std::to_string(s) + "-" + std::to_string(m) + R"(","timestamp":"2026-03-02T10:00:0)" + std::to_string(m) + ".000Z\"}\n";
-    replace_file(ix.src + "/-w-proj/" + sid + ".jsonl", lines);
+    std::vector<std::string> texts;
+    for (size_t m = 0; m < 8; ++m) texts.push_back("rewritten " + std::to_string(m) + " about wombat");
+    ix.rewrite(s, texts);
   }
-  run_index(ix.idx, {{"claude", ix.src}}, IndexOptions{});
   {
     IndexReader r(ix.idx);
     REQUIRE_FALSE(r.epochs().empty());

@@ -35,21 +35,37 @@ struct SyntheticIndex {
   std::string idx = tmp / "index";
 
   explicit SyntheticIndex(const std::vector<std::vector<std::string>>& sessions) {
-    for (size_t s = 0; s < sessions.size(); ++s) {
-      char sid[64];
-      std::snprintf(sid, sizeof sid, "%08zu-1111-4222-8333-444444444444", s);
-      std::string lines;
-      for (size_t m = 0; m < sessions[s].size(); ++m) {
-        char ts[40];
-        std::snprintf(ts, sizeof ts, "2026-03-01T10:%02zu:%02zu.000Z", (m / 60) % 60, m % 60);
-        lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
-                 R"(","message":{"role":"user","content":)" + json_string(sessions[s][m]) + R"(},"uuid":"u-)" +
-                 std::to_string(s) + "-" + std::to_string(m) + R"(","timestamp":")" + ts + "\"}\n";
-      }
-      write_file(src + "/-w-proj/" + sid + ".jsonl", lines);
-    }
+    for (size_t s = 0; s < sessions.size(); ++s) write_file(path_of(s), lines_of(s, sessions[s], "u-", 1));
     osearch::IndexSummary sum = osearch::run_index(idx, {{"claude", src}}, osearch::IndexOptions{});
     REQUIRE(sum.bad_lines == 0);
+  }
+
+  // Replaces session s's file with `texts` (new uuids, a later day: not an append, so the session is
+  // dropped and re-read, its older documents and text log entries left behind) and indexes again.
+  void rewrite(size_t s, const std::vector<std::string>& texts) {
+    replace_file(path_of(s), lines_of(s, texts, "r-", 2));
+    REQUIRE(osearch::run_index(idx, {{"claude", src}}, osearch::IndexOptions{}).bad_lines == 0);
+  }
+
+  static std::string sid_of(size_t s) {
+    char sid[64];
+    std::snprintf(sid, sizeof sid, "%08zu-1111-4222-8333-444444444444", s);
+    return sid;
+  }
+
+ private:
+  std::string path_of(size_t s) const { return src + "/-w-proj/" + sid_of(s) + ".jsonl"; }
+  static std::string lines_of(size_t s, const std::vector<std::string>& texts, const char* uuid_tag, int day) {
+    const std::string sid = sid_of(s);
+    std::string lines;
+    for (size_t m = 0; m < texts.size(); ++m) {
+      char ts[40];
+      std::snprintf(ts, sizeof ts, "2026-03-%02dT10:%02zu:%02zu.000Z", day, (m / 60) % 60, m % 60);
+      lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
+               R"(","message":{"role":"user","content":)" + json_string(texts[m]) + R"(},"uuid":")" + uuid_tag +
+               std::to_string(s) + "-" + std::to_string(m) + R"(","timestamp":")" + ts + "\"}\n";
+    }
+    return lines;
   }
 };
 

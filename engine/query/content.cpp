@@ -77,10 +77,14 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
 
   timer.mark("scan");
   // 2. Confirm candidates, apply filters, aggregate per session. The entry's key gives the session
-  // and time, its flags the kind, so LMDB is read only for filters that need the record, or when
-  // the log holds superseded entries (after a file was re-read), or for the hits finally shown.
-  const bool check_records =
-      f.needs_record() || Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
+  // and time, its flags the kind, so LMDB is read only for filters that need the record, for the
+  // entries of sessions that were dropped (their superseded entries stay in the log, and every such
+  // session has an epoch until a compaction rewrites the log), or for the hits finally shown.
+  const bool check_records = f.needs_record();
+  const bool superseded_entries = Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
+  auto may_be_superseded = [&](std::string_view sid) {
+    return superseded_entries && reader.epochs().find(session_value(sid)) != nullptr;
+  };
   SessionScope scope(reader, f);
   // Candidates found before a cut scan are still confirmed, for a tenth of the budget more.
   const Clock::time_point confirm_deadline = st.cut ? Clock::now() + o.time_budget / 10 : deadline;
@@ -118,7 +122,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     std::string_view sid = e.key.substr(0, z);
     if (scope.active() && !scope.allows(std::string(sid))) continue;
     if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()))) continue;
-    if (check_records) {
+    if (check_records || may_be_superseded(sid)) {
       auto msg = reader.message(e.key);
       if (!msg || msg->text_offset != start) continue;  // superseded entry
       std::vector<std::string> tool_names;
