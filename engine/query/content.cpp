@@ -82,8 +82,15 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // session has an epoch until a compaction rewrites the log), or for the hits finally shown.
   const bool check_records = f.needs_record();
   const bool superseded_entries = Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
+  std::string_view last_sid;  // candidates come in log order: a session's in runs
+  bool last_dropped = false;
   auto may_be_superseded = [&](std::string_view sid) {
-    return superseded_entries && reader.epochs().find(session_value(sid)) != nullptr;
+    if (!superseded_entries) return false;
+    if (sid != last_sid) {
+      last_sid = sid;
+      last_dropped = reader.epochs().find(session_value(sid)) != nullptr;
+    }
+    return last_dropped;
   };
   SessionScope scope(reader, f);
   // Candidates found before a cut scan are still confirmed, for a tenth of the budget more.
