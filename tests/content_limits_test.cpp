@@ -168,3 +168,33 @@ TEST_CASE("content: a re-read session's superseded log entries are not answers, 
   CHECK(content(ix, {"kiwi"}, true, false, true).total == 12);
   CHECK(content(ix, {"oldword"}, true, false, true).hits.empty());
 }
+
+TEST_CASE("content: every message that holds a pattern, however often, and none a match spans into",
+          "[content][query]") {
+  // Messages holding the pattern hundreds of times next to ones holding it once or not at all; a
+  // regex whose only match would span two messages (the log scan stops at a message's first match
+  // and resumes past it, so each message is found once whatever it holds).
+  std::vector<std::vector<std::string>> sessions(3);
+  std::string dense;
+  for (int i = 0; i < 400; ++i) dense += "ee ";
+  sessions[0] = {dense, "one e here", "none in this", dense + " tail ends with fromhere"};
+  sessions[1] = {"toward the start: tohere next", dense, "plain words only", "fromhere and tohere together"};
+  sessions[2] = {"nothing", "e", "fromhere", "tohere"};
+  SyntheticIndex ix(sessions);
+  auto keys = [](const QueryResult& r) {
+    std::set<std::string> out;
+    for (const Hit& h : r.hits) out.insert(h.session.id + "/" + (h.message ? h.message->uuid : ""));
+    return out;
+  };
+  auto at = [](size_t s, size_t m) { return SyntheticIndex::sid_of(s) + "/u-" + std::to_string(s) + "-" + std::to_string(m); };
+  const QueryResult e = content(ix, {"e"});
+  CHECK(keys(e) == std::set<std::string>{at(0, 0), at(0, 1), at(0, 2), at(0, 3), at(1, 0), at(1, 1), at(1, 3),
+                                         at(2, 1), at(2, 2), at(2, 3)});
+  CHECK(keys(content(ix, {"ee"})) == std::set<std::string>{at(0, 0), at(0, 3), at(1, 1)});
+  // fromhere ... tohere: within one message only in session 1's last.
+  CHECK(keys(content(ix, {"fromhere.*tohere"})) == std::set<std::string>{at(1, 3)});
+  CHECK(keys(content(ix, {"fromhere[^x]*tohere"})) == std::set<std::string>{at(1, 3)});
+  const QueryResult by_session = content(ix, {"ee"}, false);
+  REQUIRE(by_session.hits.size() == 2);
+  for (const Hit& h : by_session.hits) CHECK(h.match_count == (h.session.id == SyntheticIndex::sid_of(0) ? 2u : 1u));
+}

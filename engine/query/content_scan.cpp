@@ -88,9 +88,13 @@ struct ChunkState {
   uint64_t base = 0;         // file offset of the scanned block
   uint64_t current_end = 0;  // end of the last candidate entry (file offsets)
   std::vector<uint64_t> candidates, first_ends;
+  uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
   bool scanned = false;
 };
 
+// A match makes its entry a candidate, and the scan stops there: the caller resumes it past the
+// entry, so an entry that holds the pattern thousands of times (a common word, one letter) costs
+// one callback, not thousands.
 int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, void* ctx) {
   auto* st = static_cast<ChunkState*>(ctx);
   uint64_t at = st->base + (to == 0 ? 0 : to - 1);
@@ -101,7 +105,8 @@ int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, 
   st->candidates.push_back(e.start);
   st->first_ends.push_back(st->base + to);
   st->current_end = e.text_offset + e.text.size();
-  return 0;
+  st->resume_at = st->current_end;
+  return 1;
 }
 
 int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx) {
@@ -241,8 +246,13 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
       st.log = &log;
       st.base = cuts[b];
       if (!p.per_entry) {
-        hs_scan(p.scan.get(), data.data() + cuts[b], static_cast<unsigned>(cuts[b + 1] - cuts[b]), 0, sc,
-                on_candidate, &st);
+        for (uint64_t from = cuts[b]; from < cuts[b + 1];) {
+          st.base = from;
+          st.resume_at = 0;
+          hs_scan(p.scan.get(), data.data() + from, static_cast<unsigned>(cuts[b + 1] - from), 0, sc, on_candidate, &st);
+          if (st.resume_at <= from) break;  // scanned to the chunk's end
+          from = st.resume_at;
+        }
       } else {
         // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
         auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b]);
