@@ -87,7 +87,8 @@ struct ChunkState {
   const TextLogReader* log = nullptr;
   uint64_t base = 0;         // file offset of the scanned block
   uint64_t current_end = 0;  // end of the last candidate entry (file offsets)
-  std::vector<uint64_t> candidates, first_ends;
+  std::vector<TextEntry> candidates;
+  std::vector<uint64_t> first_ends;
   uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
   bool scanned = false;
 };
@@ -101,8 +102,8 @@ int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, 
   if (!st->candidates.empty() && at < st->current_end) return 0;
   TextEntry e;
   if (!st->log->entry_containing(at, e)) return 0;
-  if (!st->candidates.empty() && st->candidates.back() == e.start) return 0;
-  st->candidates.push_back(e.start);
+  if (!st->candidates.empty() && st->candidates.back().start == e.start) return 0;
+  st->candidates.push_back(e);
   st->first_ends.push_back(st->base + to);
   st->current_end = e.text_offset + e.text.size();
   st->resume_at = st->current_end;
@@ -262,7 +263,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
           bool found = false;
           hs_scan(p.scan.get(), e.text.data(), static_cast<unsigned>(e.text.size()), 0, sc, on_any, &found);
           if (!found) continue;
-          st.candidates.push_back(e.start);
+          st.candidates.push_back(e);
           st.first_ends.push_back(e.text_offset + e.text.size());
         }
       }
@@ -284,7 +285,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
       continue;
     }
     out.bytes_scanned += cuts[b + 1] - cuts[b];
-    out.starts.insert(out.starts.end(), st.candidates.begin(), st.candidates.end());
+    out.entries.insert(out.entries.end(), st.candidates.begin(), st.candidates.end());
     out.first_ends.insert(out.first_ends.end(), st.first_ends.begin(), st.first_ends.end());
   }
   return out;

@@ -48,7 +48,8 @@ struct ContentPatterns {
 bool looks_outside_match(std::string_view pattern);
 
 struct Candidates {
-  std::vector<uint64_t> starts;      // entry starts, in log order
+  std::vector<TextEntry> entries;    // in log order (read while the scan had them at hand: a second
+                                     // read of a header, later, is a cache and TLB miss per candidate)
   std::vector<uint64_t> first_ends;  // whole-log scan: end of the first match seen (file offset)
   bool exact = false;                // each entry was scanned alone by an exact database
   bool cut = false;                  // the deadline stopped the scan before the end of the log
