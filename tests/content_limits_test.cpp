@@ -140,8 +140,7 @@ TEST_CASE("content limits: a PCRE2 error is never a silent 'no match'", "[harden
   CHECK_FALSE(r.truncated);
 }
 
-TEST_CASE("content: a re-read session's superseded log entries are not answers, and others are not looked up",
-          "[content][query]") {
+TEST_CASE("content: a re-read session's superseded log entries are neither hits nor counted", "[content][query]") {
   // Four sessions of three messages with "kiwi"; session 0 also says "oldword". Its file is then
   // rewritten: its first entries stay in the text log, superseded, until a compaction.
   std::vector<std::vector<std::string>> sessions(4);

@@ -2,16 +2,12 @@
 #include "engine/index/source_watch.h"
 #include "engine/store/memory_store.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <xapian.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <csignal>
-#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -154,7 +150,6 @@ RecordsFacts read_records(const std::string& dir) {
       [&](int fd, int) {
         set_damage_reporter(nullptr);  // an LMDB assertion aborts: a signal the parent reports
         remove_index_fault_guard();    // and so does a SIGBUS
-        write_all(fd, "\n");           // alive: past the fork
         int rc = 0;
         std::string out;
         try {

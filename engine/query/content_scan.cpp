@@ -85,8 +85,7 @@ HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& e
 
 struct ChunkState {
   const TextLogReader* log = nullptr;
-  uint64_t base = 0;         // file offset of the scanned block
-  uint64_t current_end = 0;  // end of the last candidate entry (file offsets)
+  uint64_t base = 0;  // file offset of the scanned block
   std::vector<TextEntry> candidates;
   std::vector<uint64_t> first_ends;
   uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
@@ -95,18 +94,15 @@ struct ChunkState {
 
 // A match makes its entry a candidate, and the scan stops there: the caller resumes it past the
 // entry, so an entry that holds the pattern thousands of times (a common word, one letter) costs
-// one callback, not thousands.
+// one callback, not thousands, and no later match can fall in an entry already taken.
 int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, void* ctx) {
   auto* st = static_cast<ChunkState*>(ctx);
   uint64_t at = st->base + (to == 0 ? 0 : to - 1);
-  if (!st->candidates.empty() && at < st->current_end) return 0;
   TextEntry e;
   if (!st->log->entry_containing(at, e)) return 0;
-  if (!st->candidates.empty() && st->candidates.back().start == e.start) return 0;
   st->candidates.push_back(e);
   st->first_ends.push_back(st->base + to);
-  st->current_end = e.text_offset + e.text.size();
-  st->resume_at = st->current_end;
+  st->resume_at = e.text_offset + e.text.size();
   return 1;
 }
 
@@ -245,7 +241,6 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
       if (std::chrono::steady_clock::now() >= deadline) return;
       ChunkState& st = states[b];
       st.log = &log;
-      st.base = cuts[b];
       if (!p.per_entry) {
         for (uint64_t from = cuts[b]; from < cuts[b + 1];) {
           st.base = from;

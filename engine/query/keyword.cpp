@@ -39,7 +39,9 @@ class HitDecider : public Xapian::MatchDecider {
   HitDecider(const SessionScope* scope, const DocumentEpochs& epochs, const IndexReader* reader = nullptr,
              const Filters* filters = nullptr)
       : scope_(scope && scope->active() ? scope : nullptr), epochs_(epochs), reader_(reader), filters_(filters) {}
-  bool active() const { return scope_ || !epochs_.empty(); }
+  // Whether it can refuse a document: a scope, re-read sessions, or memories (checked against the
+  // filters by their own project, not a session's).
+  bool active() const { return scope_ || !epochs_.empty() || (reader_ && !reader_->memories().empty()); }
   bool operator()(const Xapian::Document& doc) const override {
     if (std::string id = doc.get_value(kSlotMemory); !id.empty())
       return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
@@ -264,8 +266,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     enq.set_sort_by_value_then_relevance(kSlotTime, false);
   SessionScope scope(reader, f);
   HitDecider decider(&scope, reader.epochs(), &reader, &f);
-  // Memories are checked against the filters by the decider (their project, not a session's).
-  const Xapian::MatchDecider* md = decider.active() || !reader.memories().empty() ? &decider : nullptr;
+  const Xapian::MatchDecider* md = decider.active() ? &decider : nullptr;
   // Xapian counts exactly when it looks at every matching document (up to exact_total_docs of them,
   // a few ms); beyond, `total` is its estimate and flagged as such. Collapsed, Xapian's own count is
   // exact only when the page held every session: the tally counts them as the same pass goes.
@@ -284,8 +285,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     const bool any_epoch = old_docs <= bound;
     const DocumentEpochs no_epochs;
     const HitDecider scope_only(&scope, no_epochs, &reader, &f);
-    const Xapian::MatchDecider* count_md =
-        !any_epoch ? md : scope_only.active() || !reader.memories().empty() ? &scope_only : nullptr;
+    const Xapian::MatchDecider* count_md = !any_epoch ? md : scope_only.active() ? &scope_only : nullptr;
     counted = count_matches(db, q, bound + static_cast<Xapian::doccount>(any_epoch ? old_docs : 0), count_md);
     countable = !counted.more;
   }

@@ -19,15 +19,9 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
 
-struct Attempt {
-  std::string output;
-  int status = 0;
-  bool silent = false, timed_out = false;
-};
-
 // Reads the child's pipe until it closes, killing the child when it stays silent past `silence`
 // or runs past `end`.
-void read_child(int fd, pid_t pid, const ChildLimits& limits, Clock::time_point end, Attempt& a) {
+void read_child(int fd, pid_t pid, const ChildLimits& limits, Clock::time_point end, ChildResult& a) {
   auto last = Clock::now();
   char buf[65536];
   for (;;) {
@@ -61,8 +55,9 @@ void read_child(int fd, pid_t pid, const ChildLimits& limits, Clock::time_point 
   ::kill(pid, SIGKILL);  // SIGTERM may be caught by a handler the child inherited
 }
 
-Attempt run_once(const std::function<int(int, int)>& body, const ChildLimits& limits, int attempt,
-                 Clock::time_point end) {
+// One fork: its output, status and how it ended replace those of the attempt before.
+void run_once(const std::function<int(int, int)>& body, const ChildLimits& limits, Clock::time_point end,
+              ChildResult& a) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
   const pid_t parent = ::getpid();
@@ -81,18 +76,19 @@ Attempt run_once(const std::function<int(int, int)>& body, const ChildLimits& li
 #endif
     int code = 1;
     try {
-      code = body(fds[1], attempt);
+      code = body(fds[1], a.attempts);
     } catch (...) {
     }
     ::_exit(code);
   }
   ::close(fds[1]);
-  Attempt a;
+  a.output.clear();
+  a.silent = a.timed_out = false;
+  ++a.attempts;
   read_child(fds[0], pid, limits, end, a);
   ::close(fds[0]);
   while (::waitpid(pid, &a.status, 0) < 0 && errno == EINTR) {
   }
-  return a;
 }
 
 std::string signal_name(int sig) {
@@ -120,13 +116,8 @@ ChildResult run_in_child(const std::function<int(int, int)>& body, const ChildLi
   const auto end = Clock::now() + limits.total;
   ChildResult r;
   for (;;) {
-    Attempt a = run_once(body, limits, r.attempts, end);
-    ++r.attempts;
-    r.output = std::move(a.output);
-    r.status = a.status;
-    r.silent = a.silent;
-    r.timed_out = a.timed_out;
-    const bool again = a.silent && r.attempts < limits.attempts && (r.output.empty() || limits.retry_after_output);
+    run_once(body, limits, end, r);
+    const bool again = r.silent && r.attempts < limits.attempts && (r.output.empty() || limits.retry_after_output);
     if (!again) return r;
   }
 }

@@ -39,7 +39,7 @@ struct ChildResult {
 
   bool exited_ok() const;  // exited with code 0, not killed
   // "" when the child exited with code 0; otherwise how it ended ("crashed with SIGSEGV",
-  // "exited with code 3", "wrote nothing for 30 s and was stopped, 3 times", …).
+  // "exited with code 3", "stopped responding and was stopped (3 attempts)", …).
   std::string ending() const;
 };
 
