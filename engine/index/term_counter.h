@@ -3,12 +3,30 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace osearch {
+
+// A hash for short terms, inlined: std::hash (murmur, out of line) was 7 % of tokenizing and counting.
+// Eight bytes at a time, each mixed by a multiply and a shift; the length seeds it.
+inline uint64_t term_hash(std::string_view s) {
+  uint64_t h = 0x9e3779b97f4a7c15ull ^ s.size();
+  const char* p = s.data();
+  size_t n = s.size();
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  }
+  uint64_t tail = 0;
+  for (size_t k = 0; k < n; ++k) tail |= static_cast<uint64_t>(static_cast<unsigned char>(p[k])) << (8 * k);
+  h = (h ^ tail) * 0x94d049bb133111ebull;
+  return h ^ (h >> 29);
+}
 
 // Counts distinct terms (wdf) with one open-addressing table and one byte arena, both reused from
 // document to document: no allocation per term once warmed up.
@@ -22,7 +40,7 @@ class TermCounter {
 
   void add(std::string_view term) {
     if (slots_.empty()) slots_.assign(1024, 0);
-    const size_t h = std::hash<std::string_view>{}(term);
+    const size_t h = term_hash(term);
     size_t mask = slots_.size() - 1;
     for (size_t i = h & mask;; i = (i + 1) & mask) {
       uint32_t at = slots_[i];

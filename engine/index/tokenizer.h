@@ -49,7 +49,7 @@ class Tokenizer {
 
  private:
   void flush_span(std::string_view span, uint32_t& pos, auto& sink);
-  void emit_parts(std::string_view word, uint32_t pos, auto& sink);
+  void emit_parts(std::string_view word, std::string_view folded, uint32_t pos, auto& sink);
   void emit_path_segments(std::string_view path, uint32_t pos, auto& sink);
   std::string term_, compound_, unversioned_;
   SymbolCluster cluster_;
@@ -98,14 +98,17 @@ CharClass classify_multibyte(std::string_view s, size_t i, size_t& len);
 // ASCII classes by table: the tokenizer's hot path never decodes UTF-8 for ASCII text.
 struct AsciiClasses {
   CharClass c[128];
-  constexpr AsciiClasses() : c{} {
+  bool span[256];  // an ASCII word or connector byte: part of a span
+  constexpr AsciiClasses() : c{}, span{} {
     for (int i = 0; i < 128; ++i) {
       bool word = (i >= 'a' && i <= 'z') || (i >= 'A' && i <= 'Z') || (i >= '0' && i <= '9') || i == '_';
       bool conn = i == '-' || i == '.' || i == '/' || i == ':' || i == '@' || i == '~' || i == '+' || i == '#' ||
                   i == '\\';
       c[i] = word ? CharClass::Word : conn ? CharClass::Connector : CharClass::Separator;
+      span[i] = word || conn;
     }
   }
+  constexpr bool in_span(char ch) const { return span[static_cast<unsigned char>(ch)]; }
 };
 inline constexpr AsciiClasses kAscii{};
 
@@ -131,6 +134,10 @@ void Tokenizer::run(std::string_view text, Sink&& sink) {
     if (c == detail::CharClass::Word || c == detail::CharClass::Connector) {
       if (span_start == std::string_view::npos) span_start = i;
       prev_cjk = 0;
+      // The rest of an ASCII run in one tight loop (most text is ASCII).
+      i += len;
+      while (i < text.size() && detail::kAscii.in_span(text[i])) ++i;
+      continue;
     } else {
       if (span_start != std::string_view::npos) {
         flush_span(text.substr(span_start, i - span_start), pos, sink);
@@ -191,12 +198,13 @@ void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
       continue;
     }
     size_t w = i;
-    bool has_underscore = false, has_inner_upper = false;
+    bool has_underscore = false, has_inner_upper = false, ascii = true;
     while (i < span.size()) {
       c = detail::classify(span, i, len);
       if (c != detail::CharClass::Word) break;
       if (span[i] == '_') has_underscore = true;
       if (i > w && span[i] >= 'A' && span[i] <= 'Z') has_inner_upper = true;
+      ascii &= len == 1;
       i += len;
     }
     std::string_view word = span.substr(w, i - w);
@@ -205,10 +213,15 @@ void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
       ++pos;
       continue;
     }
-    search_form(word, term_);
-    if (term_.size() > 1 || (!term_.empty() && static_cast<unsigned char>(term_[0]) >= 0x80))
-      sink(std::string_view(term_), pos, TermKind::Word);
-    if (has_underscore || has_inner_upper) emit_parts(word, pos, sink);
+    // An ASCII word in lower case is its own search form (most words): no copy, no fold.
+    std::string_view folded = word;
+    if (!ascii || has_inner_upper || (word[0] >= 'A' && word[0] <= 'Z')) {
+      search_form(word, term_);
+      folded = term_;
+    }
+    if (folded.size() > 1 || (!folded.empty() && static_cast<unsigned char>(folded[0]) >= 0x80))
+      sink(folded, pos, TermKind::Word);
+    if (has_underscore || has_inner_upper) emit_parts(word, folded, pos, sink);
     ++pos;
   }
   if (has_connector && words >= 2 && span.size() <= kMaxCompoundBytes) {
@@ -225,20 +238,20 @@ void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
 }
 
 // An identifier's parts, at its position: the word without leading/trailing underscores
-// ("_csrf_token" -> csrf_token, "__init__" -> init) and its snake/camel pieces.
-void Tokenizer::emit_parts(std::string_view word, uint32_t pos, auto& sink) {
+// ("_csrf_token" -> csrf_token, "__init__" -> init) and its snake/camel pieces. `folded` is the
+// word's search form (underscores survive folding, at the ends too).
+void Tokenizer::emit_parts(std::string_view word, std::string_view folded, uint32_t pos, auto& sink) {
   size_t b = word.find_first_not_of('_');
   if (b == std::string_view::npos) return;
   size_t e = word.find_last_not_of('_') + 1;
   if ((b > 0 || e < word.size()) && e - b > 1) {
-    std::string_view t(term_);
-    // term_ is the search form of `word`: underscores survive folding, at the ends too.
+    std::string_view t(folded);
     size_t tb = t.find_first_not_of('_'), te = t.find_last_not_of('_');
     if (tb != std::string_view::npos) sink(t.substr(tb, te + 1 - tb), pos, TermKind::Part);
   }
   if (!is_ascii(word)) {
     // Other scripts: underscore segments of the folded word.
-    std::string_view t(term_);
+    std::string_view t(folded);
     size_t p = 0;
     while (p < t.size()) {
       size_t q = t.find('_', p);
