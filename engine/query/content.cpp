@@ -98,7 +98,10 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // Does the message really match on its own? Usually a scan up to where the log scan saw the first
   // match ends settles it; only when that match spanned entries is the whole text scanned.
   auto matches_alone = [&](std::string_view text, uint64_t text_offset, uint64_t first_end) {
-    if (pcre) return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
+    if (pcre) {
+      if (const std::optional<bool> whole = whole_word_literal(patterns, text)) return *whole;
+      return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
+    }
     if (st.exact) return true;  // the entry's own text was scanned exactly
     bool found = false;
     if (first_end > text_offset && first_end <= text_offset + text.size()) {

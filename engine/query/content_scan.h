@@ -34,14 +34,21 @@ struct ContentPatterns {
   std::optional<PcreMatcher> confirm;   // decides every candidate
   std::optional<PcreMatcher> locate;    // where the first match starts, for snippets (shown hits only)
   HsDatabase with_start;                // SOM_LEFTMOST, only when PCRE2 cannot compile `locate`
+  HsDatabase word_literals;             // -w over ASCII literals: their bare matches with starts
+                                        // (see whole_word_literal)
   // Some pattern looks outside its match (^ $ \b \A \z lookaround, -w): in the whole-log scan it
   // would see the neighbouring entries' framing bytes, so each entry's text is scanned alone.
   bool per_entry = false;
-  HsScratch scratch;                    // serves `scan` and `with_start`
+  HsScratch scratch;                    // serves every database above
 
   // Throws BadInput("bad-regex"). `cache_dir`: where compiled databases are kept ("" = nowhere).
   static ContentPatterns compile(const ContentOptions& o, const std::string& cache_dir = "");
 };
+
+// -w over ASCII literals (`word_literals` set): whether `text` holds a whole-word match, told from
+// the bytes around each occurrence. nullopt when an occurrence touches non-ASCII text (or holds
+// some, through Unicode case folding): PCRE2's Unicode \b decides those.
+std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_view text);
 
 // Whether a regex asserts something about the text around its match. Errs towards yes (that only
 // costs speed): anchors, word boundaries and lookaround anywhere outside a character class.
