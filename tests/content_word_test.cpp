@@ -53,7 +53,7 @@ TEST_CASE("content -w: every whole-word decision from ASCII bytes is PCRE2's", "
         for (int i = 0; i < 400; ++i) {
           const std::string text = random_text(rng, p);
           INFO("text '" << text << "'");
-          const std::optional<bool> fast = whole_word_literal(c, text);
+          const std::optional<bool> fast = whole_word_literal(c, text, c.scratch.get());
           ++total;
           if (!fast) continue;
           ++decided;
@@ -67,14 +67,14 @@ TEST_CASE("content -w: every whole-word decision from ASCII bytes is PCRE2's", "
 TEST_CASE("content -w: ASCII neighbours decide, non-ASCII ones go to PCRE2", "[search][content][word]") {
   const ContentPatterns c = ContentPatterns::compile(word_options({"error"}, true, false));
   REQUIRE(c.word_literals);
-  CHECK(whole_word_literal(c, "an error here") == std::optional<bool>(true));
-  CHECK(whole_word_literal(c, "Error") == std::optional<bool>(true));
-  CHECK(whole_word_literal(c, "errors and stderror") == std::optional<bool>(false));
-  CHECK(whole_word_literal(c, "errors, then (ERROR)") == std::optional<bool>(true));
-  CHECK(whole_word_literal(c, "error_code") == std::optional<bool>(false));
-  CHECK(whole_word_literal(c, "no match at all") == std::optional<bool>(false));
-  CHECK_FALSE(whole_word_literal(c, "éerror").has_value());  // é is a letter to PCRE2's UCP \b
-  CHECK_FALSE(whole_word_literal(c, "\xE2\x80\x94" "error").has_value());
+  CHECK(whole_word_literal(c, "an error here", c.scratch.get()) == std::optional<bool>(true));
+  CHECK(whole_word_literal(c, "Error", c.scratch.get()) == std::optional<bool>(true));
+  CHECK(whole_word_literal(c, "errors and stderror", c.scratch.get()) == std::optional<bool>(false));
+  CHECK(whole_word_literal(c, "errors, then (ERROR)", c.scratch.get()) == std::optional<bool>(true));
+  CHECK(whole_word_literal(c, "error_code", c.scratch.get()) == std::optional<bool>(false));
+  CHECK(whole_word_literal(c, "no match at all", c.scratch.get()) == std::optional<bool>(false));
+  CHECK_FALSE(whole_word_literal(c, "éerror", c.scratch.get()).has_value());  // é is a letter to PCRE2's UCP \b
+  CHECK_FALSE(whole_word_literal(c, "\xE2\x80\x94" "error", c.scratch.get()).has_value());
 
   // Patterns that are not ASCII literals keep PCRE2 alone.
   CHECK_FALSE(ContentPatterns::compile(word_options({"err.r"}, false, false)).word_literals);

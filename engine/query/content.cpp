@@ -97,11 +97,9 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   const Clock::time_point confirm_deadline = st.cut ? Clock::now() + o.time_budget / 10 : deadline;
   // Does the message really match on its own? Usually a scan up to where the log scan saw the first
   // match ends settles it; only when that match spanned entries is the whole text scanned.
-  auto matches_alone = [&](std::string_view text, uint64_t text_offset, uint64_t first_end) {
-    if (pcre) {
-      if (const std::optional<bool> whole = whole_word_literal(patterns, text)) return *whole;
-      return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
-    }
+  auto matches_alone = [&](std::string_view text, uint64_t text_offset, uint64_t first_end, bool settled) {
+    if (settled) return true;  // -w literals: the scan's threads decided what they could
+    if (pcre) return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
     if (st.exact) return true;  // the entry's own text was scanned exactly
     bool found = false;
     if (first_end > text_offset && first_end <= text_offset + text.size()) {
@@ -143,7 +141,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
             if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
       if (!f.message_matches(*msg, tool_names)) continue;
     }
-    if (!matches_alone(e.text, e.text_offset, st.first_ends[i])) continue;  // only a match spanning entries
+    if (!matches_alone(e.text, e.text_offset, st.first_ends[i], st.settled[i])) continue;  // only a match spanning entries
     const int64_t ts = timestamp_of_message_key(e.key);
     Group& g = groups[sid];
     ++g.count;
@@ -171,7 +169,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       if (f.until_ms && s->started_at >= *f.until_ms) continue;
       bool found = false;
       for (const auto& t : s->searchable_titles())
-        if ((found = matches_alone(t, 0, 0))) break;
+        if ((found = matches_alone(t, 0, 0, false))) break;
       if (found) title_only.push_back(std::move(*s));
     }
   }
@@ -246,7 +244,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       hit.match_count = 1;
       // The snippet comes from the first title that matches (the shown one when it does).
       for (const auto& t : hit.session.searchable_titles())
-        if (matches_alone(t, 0, 0)) {
+        if (matches_alone(t, 0, 0, false)) {
           locate_first(t, hit);
           break;
         }

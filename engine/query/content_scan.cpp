@@ -88,6 +88,7 @@ struct ChunkState {
   uint64_t base = 0;  // file offset of the scanned block
   std::vector<TextEntry> candidates;
   std::vector<uint64_t> first_ends;
+  std::vector<bool> settled;
   uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
   bool scanned = false;
 };
@@ -102,6 +103,7 @@ int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, 
   if (!st->log->entry_containing(at, e)) return 0;
   st->candidates.push_back(e);
   st->first_ends.push_back(st->base + to);
+  st->settled.push_back(false);
   st->resume_at = e.text_offset + e.text.size();
   return 1;
 }
@@ -158,11 +160,11 @@ int on_word_literal(unsigned, unsigned long long from, unsigned long long to, un
 
 }  // namespace
 
-std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_view text) {
+std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_view text, hs_scratch_t* scratch) {
   if (!p.word_literals) return std::nullopt;
   WordCheck w{text};
   const hs_error_t rc =
-      hs_scan(p.word_literals.get(), text.data(), static_cast<unsigned>(text.size()), 0, p.scratch.get(), on_word_literal, &w);
+      hs_scan(p.word_literals.get(), text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_word_literal, &w);
   if (w.found) return true;
   if (w.undecided || rc != HS_SUCCESS) return std::nullopt;
   return false;
@@ -309,6 +311,17 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
           hs_scan(p.scan.get(), data.data() + from, static_cast<unsigned>(cuts[b + 1] - from), 0, sc, on_candidate, &st);
           if (st.resume_at <= from) break;  // scanned to the chunk's end
           from = st.resume_at;
+          // -w literals: the candidate just taken is settled here, on this thread, where its
+          // bytes allow (outside the callback: the scan's scratch is free again).
+          if (!p.word_literals) continue;
+          const std::optional<bool> whole = whole_word_literal(p, st.candidates.back().text, sc);
+          if (whole == false) {
+            st.candidates.pop_back();
+            st.first_ends.pop_back();
+            st.settled.pop_back();
+          } else {
+            st.settled.back() = whole.has_value();
+          }
         }
       } else {
         // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
@@ -321,6 +334,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
           if (!found) continue;
           st.candidates.push_back(e);
           st.first_ends.push_back(e.text_offset + e.text.size());
+          st.settled.push_back(false);
         }
       }
       st.scanned = true;
@@ -343,6 +357,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     out.bytes_scanned += cuts[b + 1] - cuts[b];
     out.entries.insert(out.entries.end(), st.candidates.begin(), st.candidates.end());
     out.first_ends.insert(out.first_ends.end(), st.first_ends.begin(), st.first_ends.end());
+    out.settled.insert(out.settled.end(), st.settled.begin(), st.settled.end());
   }
   return out;
 }

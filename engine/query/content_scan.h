@@ -48,7 +48,8 @@ struct ContentPatterns {
 // -w over ASCII literals (`word_literals` set): whether `text` holds a whole-word match, told from
 // the bytes around each occurrence. nullopt when an occurrence touches non-ASCII text (or holds
 // some, through Unicode case folding): PCRE2's Unicode \b decides those.
-std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_view text);
+// `scratch`: one allocated for `p` (its own, or a clone for another thread).
+std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_view text, hs_scratch_t* scratch);
 
 // Whether a regex asserts something about the text around its match. Errs towards yes (that only
 // costs speed): anchors, word boundaries and lookaround anywhere outside a character class.
@@ -58,13 +59,15 @@ struct Candidates {
   std::vector<TextEntry> entries;    // in log order (read while the scan had them at hand: a second
                                      // read of a header, later, is a cache and TLB miss per candidate)
   std::vector<uint64_t> first_ends;  // whole-log scan: end of the first match seen (file offset)
+  std::vector<bool> settled;         // the scan found the entry matches alone (-w literals; else
+                                     // those it found do not are no candidates)
   bool exact = false;                // each entry was scanned alone by an exact database
   bool cut = false;                  // the deadline stopped the scan before the end of the log
   uint64_t bytes_scanned = 0;
 };
 
 // Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
-// past `deadline`.
+// past `deadline`. With `word_literals`, each thread also settles its own candidates.
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& patterns,
                     std::chrono::steady_clock::time_point deadline);
 
