@@ -115,6 +115,8 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     int64_t latest_ts = 0;
   };
   std::unordered_map<std::string_view, Group> groups;
+  std::string_view group_sid;
+  Group* group = nullptr;  // groups[group_sid] (a node: stays put when the map grows)
   std::vector<std::pair<int64_t, std::string_view>> matched;  // --by message: (time, key)
   for (size_t i = 0; i < st.entries.size(); ++i) {
     // The clock every candidate when PCRE2 confirms (one may take a good part of a second), else
@@ -124,7 +126,8 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
                       " of " + std::to_string(st.entries.size()) + " candidate messages");
       break;
     }
-    const TextEntry& e = st.entries[i];
+    const Candidate& cand = st.entries[i];
+    const TextEntry& e = cand.entry;
     const uint64_t start = e.start;
     const size_t z = e.key.find('\0');
     if (z == std::string_view::npos || e.key.size() < z + 9) continue;
@@ -141,9 +144,13 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
             if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
       if (!f.message_matches(*msg, tool_names)) continue;
     }
-    if (!matches_alone(e.text, e.text_offset, st.first_ends[i], st.settled[i])) continue;  // only a match spanning entries
+    if (!matches_alone(e.text, e.text_offset, cand.first_end, cand.settled)) continue;  // only a match spanning entries
     const int64_t ts = timestamp_of_message_key(e.key);
-    Group& g = groups[sid];
+    if (!group || sid != group_sid) {  // candidates come in log order: a session's in runs
+      group = &groups[sid];
+      group_sid = sid;
+    }
+    Group& g = *group;
     ++g.count;
     if (g.first_key.empty() || e.key < g.first_key) g.first_key = e.key;
     g.latest_ts = g.count == 1 ? ts : std::max(g.latest_ts, ts);

@@ -86,9 +86,7 @@ HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& e
 struct ChunkState {
   const TextLogReader* log = nullptr;
   uint64_t base = 0;  // file offset of the scanned block
-  std::vector<TextEntry> candidates;
-  std::vector<uint64_t> first_ends;
-  std::vector<bool> settled;
+  std::vector<Candidate> candidates;
   uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
   bool scanned = false;
 };
@@ -101,9 +99,7 @@ int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, 
   uint64_t at = st->base + (to == 0 ? 0 : to - 1);
   TextEntry e;
   if (!st->log->entry_containing(at, e)) return 0;
-  st->candidates.push_back(e);
-  st->first_ends.push_back(st->base + to);
-  st->settled.push_back(false);
+  st->candidates.push_back({e, st->base + to});
   st->resume_at = e.text_offset + e.text.size();
   return 1;
 }
@@ -314,14 +310,11 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
           // -w literals: the candidate just taken is settled here, on this thread, where its
           // bytes allow (outside the callback: the scan's scratch is free again).
           if (!p.word_literals) continue;
-          const std::optional<bool> whole = whole_word_literal(p, st.candidates.back().text, sc);
-          if (whole == false) {
+          const std::optional<bool> whole = whole_word_literal(p, st.candidates.back().entry.text, sc);
+          if (whole == false)
             st.candidates.pop_back();
-            st.first_ends.pop_back();
-            st.settled.pop_back();
-          } else {
-            st.settled.back() = whole.has_value();
-          }
+          else
+            st.candidates.back().settled = whole.has_value();
         }
       } else {
         // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
@@ -332,9 +325,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
           bool found = false;
           hs_scan(p.scan.get(), e.text.data(), static_cast<unsigned>(e.text.size()), 0, sc, on_any, &found);
           if (!found) continue;
-          st.candidates.push_back(e);
-          st.first_ends.push_back(e.text_offset + e.text.size());
-          st.settled.push_back(false);
+          st.candidates.push_back({e, e.text_offset + e.text.size()});
         }
       }
       st.scanned = true;
@@ -356,8 +347,6 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     }
     out.bytes_scanned += cuts[b + 1] - cuts[b];
     out.entries.insert(out.entries.end(), st.candidates.begin(), st.candidates.end());
-    out.first_ends.insert(out.first_ends.end(), st.first_ends.begin(), st.first_ends.end());
-    out.settled.insert(out.settled.end(), st.settled.begin(), st.settled.end());
   }
   return out;
 }

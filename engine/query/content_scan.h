@@ -55,12 +55,17 @@ std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_vie
 // costs speed): anchors, word boundaries and lookaround anywhere outside a character class.
 bool looks_outside_match(std::string_view pattern);
 
+// An entry the scan found a match in, kept as the scan decoded it (a second read of its header,
+// later, is a cache and TLB miss per candidate).
+struct Candidate {
+  TextEntry entry;
+  uint64_t first_end = 0;  // whole-log scan: end of the first match seen (file offset)
+  bool settled = false;    // the scan found the entry matches alone (-w literals; those it found
+                           // do not are no candidates)
+};
+
 struct Candidates {
-  std::vector<TextEntry> entries;    // in log order (read while the scan had them at hand: a second
-                                     // read of a header, later, is a cache and TLB miss per candidate)
-  std::vector<uint64_t> first_ends;  // whole-log scan: end of the first match seen (file offset)
-  std::vector<bool> settled;         // the scan found the entry matches alone (-w literals; else
-                                     // those it found do not are no candidates)
+  std::vector<Candidate> entries;  // in log order
   bool exact = false;                // each entry was scanned alone by an exact database
   bool cut = false;                  // the deadline stopped the scan before the end of the log
   uint64_t bytes_scanned = 0;
