@@ -1,12 +1,14 @@
 // libFuzzer target: the regex front end of `content` (engine/query/content.cpp: -F escaping, -w wrapping,
 // the Hyperscan compile, the PCRE2 prefilter decision) and the PCRE2 matcher behind it.
 // Input: one flag byte (bit 0 -F, bit 1 -i, bit 2 -w, bit 3 last line is a subject), then up to
-// four patterns separated by '\n'. A pattern is either compiled or refused with BadInput.
+// four patterns separated by '\n'. A pattern is either compiled or refused with BadInput. With -w
+// over ASCII literals, every whole-word decision taken without PCRE2 must be PCRE2's.
 #include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/query/content_scan.h"
 #include "engine/query/pcre_matcher.h"
 #include "engine/query/query.h"
 #include "engine/query/search.h"
@@ -49,6 +51,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       require(!plain, "a valid UTF-8 fixed string was refused");
     }
     return 0;
+  }
+  // Hyperscan's UTF-8 mode assumes valid input, as the text log's is.
+  if (o.word && !subject.empty() && osearch_fuzz::valid_utf8(subject)) {
+    const osearch::ContentPatterns c = osearch::ContentPatterns::compile(o);
+    if (c.word_literals && c.confirm)
+      if (const auto fast = osearch::whole_word_literal(c, subject, c.scratch.get())) {
+        const auto slow = c.confirm->find(subject);
+        if (!slow.too_costly) require(*fast == slow.match, "a whole-word decision without PCRE2 differs from PCRE2's");
+      }
   }
   if (needs_pcre && !subject.empty()) {
     std::vector<std::string> exprs;  // what run_content hands PcreMatcher (-F never needs it)

@@ -42,10 +42,11 @@ TEST_CASE("content -w: every whole-word decision from ASCII bytes is PCRE2's", "
   std::mt19937 rng(13);
   size_t decided = 0, total = 0;
   for (const std::string& p : {std::string("error"), std::string("foo_bar"), std::string("a-b"), std::string("x"),
-                               std::string("-dash"), std::string("end."), std::string("s"), std::string("k k")})
+                               std::string("-dash"), std::string("end."), std::string("s"), std::string("k k"),
+                               std::string("-"), std::string("__init__"), std::string("(x)"), std::string("a b!")})
     for (bool ignore_case : {false, true})
       for (bool fixed : {true, false}) {
-        if (!fixed && p.find('.') != std::string::npos) continue;  // a regex metacharacter: not a literal
+        if (!fixed && p.find_first_of(".()") != std::string::npos) continue;  // regex metacharacters
         INFO("pattern " << p << " -i " << ignore_case << " -F " << fixed);
         const ContentPatterns c = ContentPatterns::compile(word_options({p}, ignore_case, fixed));
         REQUIRE(c.word_literals);
