@@ -4,6 +4,7 @@
 // four patterns separated by '\n'. A pattern is either compiled or refused with BadInput. With -w
 // over ASCII literals, every whole-word decision taken without PCRE2 must be PCRE2's.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,9 +40,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.fixed = flags & 1;
   o.ignore_case = flags & 2;
   o.word = flags & 4;
-  bool needs_pcre = false;
+  std::optional<osearch::ContentPatterns> c;  // what check_content_patterns compiles, kept
   try {
-    needs_pcre = osearch::check_content_patterns(o);
+    c.emplace(osearch::ContentPatterns::compile(o));
   } catch (const osearch::BadInput& e) {
     require(std::string_view(e.what()).size() > 0, "bad-regex without a message");
     // -F takes its text literally: only invalid UTF-8 or a NUL (which no argv holds) may refuse it.
@@ -52,15 +53,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     return 0;
   }
+  const bool needs_pcre = c->confirm.has_value();
   // Hyperscan's UTF-8 mode assumes valid input, as the text log's is.
-  if (o.word && !subject.empty() && osearch_fuzz::valid_utf8(subject)) {
-    const osearch::ContentPatterns c = osearch::ContentPatterns::compile(o);
-    if (c.word_literals && c.confirm)
-      if (const auto fast = osearch::whole_word_literal(c, subject, c.scratch.get())) {
-        const auto slow = c.confirm->find(subject);
-        if (!slow.too_costly) require(*fast == slow.match, "a whole-word decision without PCRE2 differs from PCRE2's");
-      }
-  }
+  if (c->word_literals && needs_pcre && !subject.empty() && osearch_fuzz::valid_utf8(subject))
+    if (const auto fast = osearch::whole_word_literal(*c, subject, c->scratch.get())) {
+      const auto slow = c->confirm->find(subject);
+      if (!slow.too_costly) require(*fast == slow.match, "a whole-word decision without PCRE2 differs from PCRE2's");
+    }
   if (needs_pcre && !subject.empty()) {
     std::vector<std::string> exprs;  // what run_content hands PcreMatcher (-F never needs it)
     for (const auto& p : o.patterns) exprs.push_back(o.word ? "\\b(?:" + p + ")\\b" : p);

@@ -82,16 +82,6 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // session has an epoch until a compaction rewrites the log), or for the hits finally shown.
   const bool check_records = f.needs_record();
   const bool superseded_entries = Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
-  std::string_view last_sid;  // candidates come in log order: a session's in runs
-  bool last_dropped = false;
-  auto may_be_superseded = [&](std::string_view sid) {
-    if (!superseded_entries) return false;
-    if (sid != last_sid) {
-      last_sid = sid;
-      last_dropped = reader.epochs().find(session_value(sid)) != nullptr;
-    }
-    return last_dropped;
-  };
   SessionScope scope(reader, f);
   // Candidates found before a cut scan are still confirmed, for a tenth of the budget more.
   const Clock::time_point confirm_deadline = st.cut ? Clock::now() + o.time_budget / 10 : deadline;
@@ -115,8 +105,12 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     int64_t latest_ts = 0;
   };
   std::unordered_map<std::string_view, Group> groups;
-  std::string_view group_sid;
-  Group* group = nullptr;  // groups[group_sid] (a node: stays put when the map grows)
+  // Candidates come in log order, a session's in runs: what the loop needs of the current one.
+  struct SessionRun {
+    std::string_view sid;
+    bool dropped = false;    // its superseded entries may still be in the log
+    Group* group = nullptr;  // groups[sid] once a candidate matched (a node: stays put as the map grows)
+  } run;
   std::vector<std::pair<int64_t, std::string_view>> matched;  // --by message: (time, key)
   for (size_t i = 0; i < st.entries.size(); ++i) {
     // The clock every candidate when PCRE2 confirms (one may take a good part of a second), else
@@ -134,7 +128,8 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     std::string_view sid = e.key.substr(0, z);
     if (scope.active() && !scope.allows(std::string(sid))) continue;
     if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()))) continue;
-    if (check_records || may_be_superseded(sid)) {
+    if (sid != run.sid) run = {sid, superseded_entries && reader.epochs().find(session_value(sid)) != nullptr};
+    if (check_records || run.dropped) {
       auto msg = reader.message(e.key);
       if (!msg || msg->text_offset != start) continue;  // superseded entry
       std::vector<std::string> tool_names;
@@ -146,11 +141,8 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     }
     if (!matches_alone(e.text, e.text_offset, cand.first_end, cand.settled)) continue;  // only a match spanning entries
     const int64_t ts = timestamp_of_message_key(e.key);
-    if (!group || sid != group_sid) {  // candidates come in log order: a session's in runs
-      group = &groups[sid];
-      group_sid = sid;
-    }
-    Group& g = *group;
+    if (!run.group) run.group = &groups[sid];
+    Group& g = *run.group;
     ++g.count;
     if (g.first_key.empty() || e.key < g.first_key) g.first_key = e.key;
     g.latest_ts = g.count == 1 ? ts : std::max(g.latest_ts, ts);

@@ -66,8 +66,8 @@ struct Candidate {
 
 struct Candidates {
   std::vector<Candidate> entries;  // in log order
-  bool exact = false;                // each entry was scanned alone by an exact database
-  bool cut = false;                  // the deadline stopped the scan before the end of the log
+  bool exact = false;              // each entry was scanned alone by an exact database
+  bool cut = false;                // the deadline stopped the scan before the end of the log
   uint64_t bytes_scanned = 0;
 };
 
