@@ -163,9 +163,11 @@ TEST_CASE("content: a re-read session's superseded log entries are neither hits 
   const QueryResult by_session = content(ix, {"kiwi"}, false);
   CHECK(by_session.total == 4);
   for (const Hit& h : by_session.hits) CHECK(h.match_count == 3);
-  // -w goes through PCRE2's confirmation: the same.
+  // -w: the same, whether the scan's threads settle a literal or PCRE2 confirms a regex.
   CHECK(content(ix, {"kiwi"}, true, false, true).total == 12);
   CHECK(content(ix, {"oldword"}, true, false, true).hits.empty());
+  CHECK(content(ix, {"ki\\w+"}, true, false, true).total == 12);
+  CHECK(content(ix, {"old\\w+"}, true, false, true).hits.empty());
 }
 
 TEST_CASE("content: every message that holds a pattern, however often, and none a match spans into",
