@@ -36,8 +36,9 @@ struct ContentPatterns {
   HsDatabase with_start;                // SOM_LEFTMOST, only when PCRE2 cannot compile `locate`
   HsDatabase word_literals;             // -w over ASCII literals: their bare matches with starts
                                         // (see whole_word_literal)
-  // Some pattern looks outside its match (^ $ \b \A \z lookaround, -w): in the whole-log scan it
-  // would see the neighbouring entries' framing bytes, so each entry's text is scanned alone.
+  // Some pattern looks outside its match (^ $ \b \A \z lookaround; -w only with such a pattern, a
+  // bare -w scans the whole log): in the whole-log scan it would see the neighbouring entries'
+  // framing bytes, so each entry's text is scanned alone.
   bool per_entry = false;
   HsScratch scratch;                    // serves every database above
 
