@@ -96,14 +96,16 @@ class Inotify {
     return out;
   }
 
-  // Reads every queued event; returns how many matter (events about the index's own files do not).
-  size_t drain(const std::string& index_dir) {
+  // Reads every queued event; returns how many matter (events about the index's own files do not),
+  // or nullopt when the queue cannot be read: changes would then go unseen while the watcher beat.
+  std::optional<size_t> drain(const std::string& index_dir) {
     size_t count = 0;
     alignas(struct inotify_event) char buf[16384];
     for (;;) {
       const ssize_t n = ::read(fd_, buf, sizeof buf);
       if (n <= 0) {
         if (n < 0 && errno == EINTR) continue;
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return std::nullopt;
         return count;
       }
       for (ssize_t at = 0; at < n;) {
@@ -139,12 +141,15 @@ class Inotify {
   std::map<int, std::string> path_by_wd_;
 };
 
-// Sleeps up to `ms`, waking early for an inotify event (fd >= 0) or a signal.
-void wait_for(int fd, int ms) {
+// Sleeps up to `ms`, waking early for an inotify event (fd >= 0) or a signal. False: the fd cannot be
+// waited on (an error, not a signal), so the caller stops relying on it rather than spin.
+bool wait_for(int fd, int ms) {
   struct pollfd p {};
   p.fd = fd;
   p.events = POLLIN;
-  (void)::poll(fd >= 0 ? &p : nullptr, fd >= 0 ? 1 : 0, ms);
+  const int rc = ::poll(fd >= 0 ? &p : nullptr, fd >= 0 ? 1 : 0, ms);
+  if (rc < 0) return errno == EINTR;
+  return !(p.revents & (POLLERR | POLLNVAL));
 }
 
 std::optional<std::string> committed_record(const std::string& index_dir) {
@@ -182,6 +187,14 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
   bool dirty = true;
   bool trusted = false;  // the last run kept a record and every directory it names is watched
   int64_t next_run_at = 0, safety_check_at = 0;
+  // inotify failed after it worked: no more beats (queries walk again), a quick check every 2 s.
+  auto stop_watching = [&](const std::string& why) {
+    note(why + ": polling every 2 s; queries keep their own check");
+    beat.withdraw();
+    watching = false;
+    trusted = false;
+    next_run_at = boottime_ns() + kPollMs * kMs;
+  };
 
   while (!stop()) {
     const int64_t now = boottime_ns();
@@ -190,7 +203,11 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
       dirty = false;
       next_run_at = 0;
       safety_check_at = now + kSafetyCheckNs;
-      if (watching) inotify.drain(own_dir);  // the run below sees whatever these were about
+      // The run below sees whatever these were about.
+      if (watching && !inotify.drain(own_dir)) {
+        stop_watching("cannot read inotify events (" + std::string(std::strerror(errno)) + ")");
+        continue;
+      }
       IndexSummary run;
       try {
         run = run_index(index_dir, roots, run_options);
@@ -218,10 +235,7 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
       // (Unchanged watches cost no syscall; one lost with its removed directory is added again.)
       const Inotify::Sync sync = inotify.sync(source_watch_dirs(*record));
       if (!sync.complete) {
-        note("cannot watch " + sync.problem + ": polling every 2 s; queries keep their own check");
-        beat.withdraw();
-        watching = false;
-        next_run_at = boottime_ns() + kPollMs * kMs;
+        stop_watching("cannot watch " + sync.problem);
         continue;
       }
       if (sync.added) {  // a change just before a new watch was in place went unseen: look once more
@@ -240,13 +254,18 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
     // (the agent asking is usually the one writing, so its transcript nearly always has a change
     // in flight).
     const int64_t looked_at = boottime_ns();
-    if (inotify.drain(own_dir) > 0) {
+    const std::optional<size_t> events = inotify.drain(own_dir);
+    if (!events) {
+      stop_watching("cannot read inotify events (" + std::string(std::strerror(errno)) + ")");
+      continue;
+    }
+    if (*events > 0) {
       wait_for(-1, options.debounce_ms);  // let the writer finish its burst
       dirty = true;
       continue;
     }
     if (trusted) beat.beat(looked_at);
-    wait_for(inotify.fd(), kIdleBeatMs);
+    if (!wait_for(inotify.fd(), kIdleBeatMs)) stop_watching("cannot wait for inotify events");
   }
 }
 
