@@ -1,0 +1,93 @@
+// `content`'s whole-log scan hands Hyperscan the log in windows that end at entry starts
+// (engine/query/content_scan.cpp, kWindow): a log of a few MB with messages far smaller and far
+// larger than a window, and matches at message edges, must give exactly the messages a scan of each
+// message alone finds: the reference is PCRE2 over each message's own text.
+#include <random>
+
+#include "tests/cli_fixture.h"
+#include "tests/synthetic_index.h"
+
+#include "engine/query/pcre_matcher.h"
+
+using namespace osearch;
+
+namespace {
+
+// Words that make the patterns below match now and then, plus filler that never does.
+std::string message_text(std::mt19937& rng, size_t target) {
+  static const char* const kWords[] = {"err", "errno", "error", "stderr", "12", "2026-03", "x9y", "fn", "main",
+                                       "Ab123", "TODO", "plain", "words", "only", "here", "_"};
+  static const char* const kFiller[] = {"lorem", "ipsum", "dolor", "sit", "amet", "quux"};
+  std::string s;
+  std::uniform_int_distribution<int> pick(0, 99);
+  while (s.size() < target) {
+    const int p = pick(rng);
+    if (!s.empty()) s += p % 7 == 0 ? "\n" : " ";
+    s += p < 12 ? kWords[static_cast<size_t>(p) % std::size(kWords)] : kFiller[static_cast<size_t>(p) % std::size(kFiller)];
+  }
+  return s;
+}
+
+std::set<std::string> found(const std::string& idx, const std::string& pattern) {
+  IndexReader r(idx);
+  ContentOptions o;
+  o.patterns = {pattern};
+  o.by_message = true;
+  const QueryResult res = run_content(r, limit_filters(100000), o);
+  REQUIRE_FALSE(res.truncated);
+  std::set<std::string> out;
+  for (const Hit& h : res.hits) out.insert(h.message ? h.message->uuid : "");
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("content: the windowed log scan finds exactly the messages that match alone", "[content][query]") {
+  std::mt19937 rng(20261203);
+  std::uniform_int_distribution<int> size_kind(0, 99);
+  std::vector<std::vector<std::string>> sessions(12);
+  std::vector<std::pair<std::string, std::string>> texts;  // (uuid, text)
+  size_t bytes = 0;
+  for (size_t s = 0; s < sessions.size(); ++s) {
+    for (size_t m = 0; m < 200; ++m) {
+      const int k = size_kind(rng);
+      // Mostly a few hundred bytes; some around a window (8 KB); a few several windows long.
+      const size_t target = k < 80 ? 40 + static_cast<size_t>(k) * 8 : k < 95 ? 6000 + static_cast<size_t>(k) * 60 : 30000;
+      std::string t = message_text(rng, target);
+      if (k % 9 == 0) t = "err" + t;      // a match at the very start
+      if (k % 11 == 0) t += " fn main";   // and at the very end
+      if (k % 13 == 0) t = "lorem";       // and messages without any
+      sessions[s].push_back(t);
+      texts.emplace_back("u-" + std::to_string(s) + "-" + std::to_string(m), t);
+      bytes += t.size();
+    }
+  }
+  // Messages about a window long, each ending in one long token, their sizes stepping by a byte: a
+  // window cut anywhere but at a message start would split some token and lose its message.
+  for (size_t s = 0; s < 2; ++s) {
+    std::vector<std::string> dense;
+    for (size_t m = 0; m < 200; ++m) {
+      std::string t = std::string(7900 + s * 200 + m, 'o') + " needleabcdefghijklmn";
+      dense.push_back(t);
+      texts.emplace_back("u-" + std::to_string(sessions.size()) + "-" + std::to_string(m), t);
+      bytes += t.size();
+    }
+    sessions.push_back(std::move(dense));
+  }
+  REQUIRE(bytes > (2u << 20));  // hundreds of windows
+  SyntheticIndex ix(sessions);
+  // Classes after a literal (Hyperscan may report them late), dense patterns (a stop every
+  // message), literals, and a gap a match spanning two messages would fill.
+  for (const std::string pattern : {"err\\w", "err\\w+", "[0-9]+", "\\w", "fn\\s+\\w+", "[A-Z][a-z]+[0-9]{3}",
+                                    "TODO", "stderr", "main$", "x9y", "quux main", "ipsum[^z]*TODO",
+                                    "needleabcdefghijklmn", "needle[a-z]+n\\b"}) {
+    INFO("pattern " << pattern);
+    std::string error;
+    const std::optional<PcreMatcher> pcre = PcreMatcher::compile({pattern}, {pattern}, false, error);
+    REQUIRE(pcre);
+    std::set<std::string> expected;
+    for (const auto& [uuid, text] : texts)
+      if (pcre->first_match(text)) expected.insert(uuid);
+    CHECK(found(ix.idx, pattern) == expected);
+  }
+}
