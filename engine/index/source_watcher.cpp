@@ -152,6 +152,9 @@ bool wait_for(int fd, int ms) {
   return !(p.revents & (POLLERR | POLLNVAL));
 }
 
+// Why watching ends after Inotify::drain failed (errno as it left it).
+std::string unreadable_queue() { return "cannot read inotify events (" + std::string(std::strerror(errno)) + ")"; }
+
 std::optional<std::string> committed_record(const std::string& index_dir) {
   try {
     Store store(index_dir, Store::Mode::Read);
@@ -205,7 +208,7 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
       safety_check_at = now + kSafetyCheckNs;
       // The run below sees whatever these were about.
       if (watching && !inotify.drain(own_dir)) {
-        stop_watching("cannot read inotify events (" + std::string(std::strerror(errno)) + ")");
+        stop_watching(unreadable_queue());
         continue;
       }
       IndexSummary run;
@@ -256,7 +259,7 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
     const int64_t looked_at = boottime_ns();
     const std::optional<size_t> events = inotify.drain(own_dir);
     if (!events) {
-      stop_watching("cannot read inotify events (" + std::string(std::strerror(errno)) + ")");
+      stop_watching(unreadable_queue());
       continue;
     }
     if (*events > 0) {

@@ -287,8 +287,8 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chrono::steady_clock::time_point deadline) {
   std::string_view data = log.data();
   auto starts = log.starts();
-  // Chunks of ~16 MB cut at entry starts (no real match spans entries): small enough that the
-  // deadline is checked often, big enough that Hyperscan runs at full speed.
+  // Chunks of ~16 MB cut at entry starts (no real match spans entries), the threads' unit of work:
+  // small enough that the deadline is checked often. Hyperscan gets each in windows (window_end).
   constexpr uint64_t kChunk = 16u << 20;
   constexpr uint64_t kParallelBytes = 8u << 20;
   const unsigned threads = data.size() >= kParallelBytes ? 2 : 1;
