@@ -22,7 +22,10 @@ IngestBatch::IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapi
     : store_(store), log_(log), xapian_(xapian), layout_(layout) {}
 
 const LmdbTxn& IngestBatch::reader() {
-  if (!reader_) reader_.emplace(store_.env(), true);
+  if (!reader_) {
+    reader_.emplace(store_.env(), true);
+    reader_->trim_pages_every(kMapTrimOps, kMapTrimSlack);
+  }
   return *reader_;
 }
 

@@ -63,6 +63,7 @@ void IngestBatch::flush() {
   reader_.reset();
   {
     LmdbTxn txn(store_.env(), false);
+    txn.trim_pages_every(kMapTrimOps, kMapTrimSlack);
     write_lmdb(txn);
     if (flight->shards) {
       std::set<std::string> sids;

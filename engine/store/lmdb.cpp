@@ -1,7 +1,9 @@
 #include "engine/store/lmdb.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 
@@ -28,6 +30,29 @@ void check_write(int rc, const char* what, MDB_env* env) {
 
 MDB_env* env_of(MDB_txn* txn) { return txn ? mdb_txn_env(txn) : nullptr; }
 MDB_env* env_of(MDB_cursor* cur) { return cur ? env_of(mdb_cursor_txn(cur)) : nullptr; }
+
+LmdbEnv::MapRange find_map(MDB_env* env) {
+  // LMDB does not expose its map address (me_mapaddr is only set for MDB_FIXEDMAP): find the
+  // mapping of data.mdb by inode in /proc/self/maps.
+  LmdbEnv::MapRange range;
+  int fd = -1;
+  struct stat st {};
+  if (!env || mdb_env_get_fd(env, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return range;
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (!maps) return range;
+  char line[512];
+  while (std::fgets(line, sizeof line, maps)) {
+    unsigned long lo = 0, hi = 0, offset = 0, inode = 0;
+    char perms[8], dev[32];
+    if (std::sscanf(line, "%lx-%lx %7s %lx %31s %lu", &lo, &hi, perms, &offset, dev, &inode) == 6 &&
+        inode == st.st_ino && offset == 0) {
+      range = {reinterpret_cast<void*>(lo), hi - lo};
+      break;
+    }
+  }
+  std::fclose(maps);
+  return range;
+}
 }  // namespace
 
 LmdbEnv::~LmdbEnv() { close(); }
@@ -35,6 +60,7 @@ LmdbEnv::~LmdbEnv() { close(); }
 void LmdbEnv::close() {
   if (env_) mdb_env_close(env_);
   env_ = nullptr;
+  map_ = {};
 }
 
 void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, unsigned extra_flags) {
@@ -57,38 +83,39 @@ void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, uns
   }
   int dead = 0;
   mdb_reader_check(env_, &dead);  // clear slots of crashed readers
+  map_ = find_map(env_);
 }
 
-LmdbEnv::MapRange LmdbEnv::map_range(MDB_env* env_) {
-  // LMDB does not expose its map address (me_mapaddr is only set for MDB_FIXEDMAP): find the
-  // mapping of data.mdb by inode in /proc/self/maps.
-  MapRange range;
+namespace {
+// statm's third field: resident file-backed and shared memory pages (RssFile + RssShmem).
+size_t resident_shared_pages() {
+  int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[128];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  unsigned long size = 0, resident = 0, shared = 0;
+  return std::sscanf(buf, "%lu %lu %lu", &size, &resident, &shared) == 3 ? shared : 0;
+}
+}  // namespace
+
+void LmdbEnv::release_resident_pages() const {
   int fd = -1;
   struct stat st {};
-  if (!env_ || mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return range;
-  std::FILE* maps = std::fopen("/proc/self/maps", "r");
-  if (!maps) return range;
-  char line[512];
-  while (std::fgets(line, sizeof line, maps)) {
-    unsigned long lo = 0, hi = 0, offset = 0, inode = 0;
-    char perms[8], dev[32];
-    if (std::sscanf(line, "%lx-%lx %7s %lx %31s %lu", &lo, &hi, perms, &offset, dev, &inode) == 6 &&
-        inode == st.st_ino && offset == 0) {
-      range = {reinterpret_cast<void*>(lo), hi - lo, static_cast<size_t>(st.st_size)};
-      break;
-    }
-  }
-  std::fclose(maps);
-  return range;
-}
-
-void LmdbEnv::release_resident_pages(MDB_env* env) {
-  const MapRange m = map_range(env);
+  if (!map_.start || mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return;
   // Only the part backed by the file can be resident.
-  if (m.start) ::madvise(m.start, std::min(m.length, m.file_bytes), MADV_DONTNEED);
+  ::madvise(map_.start, std::min(map_.length, static_cast<size_t>(st.st_size)), MADV_DONTNEED);
+  shared_after_release_ = resident_shared_pages();
 }
 
-LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) {
+void LmdbEnv::trim_resident_pages(size_t slack) const {
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  if (resident_shared_pages() > shared_after_release_ + slack / page) release_resident_pages();
+}
+
+LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) : env_(&env) {
   check(mdb_txn_begin(env.get(), nullptr, read_only ? MDB_RDONLY : 0, &txn_), "mdb_txn_begin");
 }
 
@@ -117,6 +144,7 @@ MDB_dbi LmdbTxn::open_db(const char* name, unsigned flags) {
 std::optional<std::string_view> LmdbTxn::get(MDB_dbi dbi, std::string_view key) const {
   MDB_val k = to_val(key), v;
   int rc = mdb_get(txn_, dbi, &k, &v);
+  touched();  // (v stays valid: a released page faults back in with the same bytes)
   if (rc == MDB_NOTFOUND) return std::nullopt;
   check(rc, "mdb_get");
   return from_val(v);
@@ -125,11 +153,13 @@ std::optional<std::string_view> LmdbTxn::get(MDB_dbi dbi, std::string_view key) 
 void LmdbTxn::put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags) {
   MDB_val k = to_val(key), v = to_val(value);
   check_write(mdb_put(txn_, dbi, &k, &v, flags), "mdb_put", env_of(txn_));  // may spill pages to disk
+  touched();
 }
 
 bool LmdbTxn::del(MDB_dbi dbi, std::string_view key) {
   MDB_val k = to_val(key);
   int rc = mdb_del(txn_, dbi, &k, nullptr);
+  touched();
   if (rc == MDB_NOTFOUND) return false;
   check(rc, "mdb_del");
   return true;

@@ -29,22 +29,26 @@ class LmdbEnv {
   void open(const std::string& dir, bool read_only, unsigned max_dbs, unsigned extra_flags = 0);
   void close();
   MDB_env* get() const { return env_; }
-  // Drops this process's resident pages of the read-only map. A long index run touches nearly
-  // every page as it copies them on write, so without this its RSS grows with the database; the
-  // pages stay in the page cache and fault back in on the next access.
-  void release_resident_pages() const { release_resident_pages(env_); }
-  static void release_resident_pages(MDB_env* env);
-  // Where data.mdb is mapped in this process (start null when it is not found).
+  // Drops this process's resident pages of the read-only map. A long index run touches pages all
+  // over the map (copy-on-write, lookups), and each fault maps its neighbours too (the kernel's
+  // fault-around, 64 KB): without this its RSS grows with the database. The pages stay in the page
+  // cache and fault back in on the next access.
+  void release_resident_pages() const;
+  // Releases them only once this process's file-backed resident memory grew by more than `slack`
+  // bytes since the last release (one read of /proc/self/statm). For the thread that writes.
+  void trim_resident_pages(size_t slack) const;
+  // Where data.mdb is mapped in this process (start null when it is not found), looked up at open:
+  // LMDB maps its whole map size then and never moves it (the size is fixed before the open).
   struct MapRange {
     void* start = nullptr;
-    size_t length = 0;      // the whole map (LMDB maps its map size, beyond the file)
-    size_t file_bytes = 0;  // data.mdb's size when looked up
+    size_t length = 0;  // the whole map (LMDB maps its map size, beyond the file)
   };
-  MapRange map_range() const { return map_range(env_); }
-  static MapRange map_range(MDB_env* env);
+  MapRange map_range() const { return map_; }
 
  private:
   MDB_env* env_ = nullptr;
+  MapRange map_;
+  mutable size_t shared_after_release_ = 0;  // statm's resident shared pages after the last release
 };
 
 class LmdbTxn {
@@ -61,9 +65,26 @@ class LmdbTxn {
   std::optional<std::string_view> get(MDB_dbi dbi, std::string_view key) const;
   void put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags = 0);
   bool del(MDB_dbi dbi, std::string_view key);
+  // Every `ops` gets, puts and deletes of this transaction, releases the env's resident map pages
+  // when they grew by more than `slack` bytes (LmdbEnv::trim_resident_pages): for the long
+  // transactions of an index run, which may touch pages all over the map.
+  void trim_pages_every(unsigned ops, size_t slack) {
+    trim_every_ = ops;
+    trim_slack_ = slack;
+  }
 
  private:
+  void touched() const {
+    if (trim_every_ && ++touched_ >= trim_every_) {
+      touched_ = 0;
+      env_->trim_resident_pages(trim_slack_);
+    }
+  }
   MDB_txn* txn_ = nullptr;
+  const LmdbEnv* env_ = nullptr;
+  unsigned trim_every_ = 0;
+  mutable unsigned touched_ = 0;
+  size_t trim_slack_ = 0;
 };
 
 // Iterates the keys starting with a prefix, in order; in a write transaction, also appends.

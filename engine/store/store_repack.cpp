@@ -23,9 +23,11 @@ namespace {
 constexpr uint64_t kCommitEntries = 50000;
 constexpr uint64_t kCommitBytes = 32u << 20;
 // The old env's pages are read through its map, and each page fault maps up to 15 neighbours in
-// the page cache too (fault-around), pages of other trees included: releasing them after every
-// 4 MB read bounds what stays resident to ~64 MB (per 50k entries it reached 220 MB at 2 GB).
-constexpr uint64_t kReleaseReadBytes = 4u << 20;
+// the page cache too (fault-around), pages of other trees included: 4 MB read mapped up to 150 MB
+// at 2 GB. Every 256 KB read, they are released once 16 MB more are resident than after the last
+// release (LmdbEnv::trim_resident_pages: a read of /proc/self/statm, rarely an madvise).
+constexpr uint64_t kReleaseReadBytes = 256u << 10;
+constexpr size_t kReadSlack = 16u << 20;
 constexpr unsigned kPersistentFlags =
     MDB_REVERSEKEY | MDB_DUPSORT | MDB_INTEGERKEY | MDB_DUPFIXED | MDB_INTEGERDUP | MDB_REVERSEDUP;
 
@@ -110,7 +112,7 @@ class AppendWriter {
 
 // Copies every named database of `src` into the empty environment `dst`; returns the entry count
 // of each, checked against the copy.
-std::map<std::string, uint64_t> copy_all(const LmdbTxn& src, const LmdbEnv& dst) {
+std::map<std::string, uint64_t> copy_all(const LmdbEnv& src_env, const LmdbTxn& src, const LmdbEnv& dst) {
   std::map<std::string, uint64_t> counts;
   AppendWriter out(dst);
   for (const auto& name : named_databases(src)) {
@@ -132,7 +134,7 @@ std::map<std::string, uint64_t> copy_all(const LmdbTxn& src, const LmdbEnv& dst)
       ++n;
       // Reading every page of the old env would keep all of it resident (RSS = the env's size).
       if ((read_bytes += k.mv_size + v.mv_size) >= kReleaseReadBytes) {
-        LmdbEnv::release_resident_pages(mdb_txn_env(src.get()));
+        src_env.trim_resident_pages(kReadSlack);
         read_bytes = 0;
       }
     }
@@ -202,7 +204,7 @@ RepackResult repack_records(Store& store) {
       // No sync per commit: until records.current names this dir, a crash leaves only garbage.
       dst.open(new_dir, false, Store::kMaxDbs, MDB_NOSYNC);
       LmdbTxn src(store.env(), true);
-      for (const auto& [db_name, n] : copy_all(src, dst)) {
+      for (const auto& [db_name, n] : copy_all(store.env(), src, dst)) {
         res.entries += n;
         ++res.databases;
       }
