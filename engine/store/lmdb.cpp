@@ -83,8 +83,10 @@ void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, uns
   }
   int dead = 0;
   mdb_reader_check(env_, &dead);  // clear slots of crashed readers
-  map_ = find_map(env_);
+  if (!read_only) map_ = find_map(env_);  // (a parse of /proc/self/maps: ~50 µs, not for every query)
 }
+
+LmdbEnv::MapRange LmdbEnv::map_range() const { return map_.start ? map_ : find_map(env_); }
 
 namespace {
 // statm's third field: resident file-backed and shared memory pages (RssFile + RssShmem).

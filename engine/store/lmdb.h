@@ -29,25 +29,26 @@ class LmdbEnv {
   void open(const std::string& dir, bool read_only, unsigned max_dbs, unsigned extra_flags = 0);
   void close();
   MDB_env* get() const { return env_; }
-  // Drops this process's resident pages of the read-only map. A long index run touches pages all
-  // over the map (copy-on-write, lookups), and each fault maps its neighbours too (the kernel's
-  // fault-around, 64 KB): without this its RSS grows with the database. The pages stay in the page
-  // cache and fault back in on the next access.
+  // Drops this process's resident pages of the read-only map of an env opened for writing. A long
+  // index run touches pages all over the map (copy-on-write, lookups), and each fault maps its
+  // neighbours too (the kernel's fault-around, 64 KB): without this its RSS grows with the
+  // database. The pages stay in the page cache and fault back in on the next access.
   void release_resident_pages() const;
   // Releases them only once this process's file-backed resident memory grew by more than `slack`
   // bytes since the last release (one read of /proc/self/statm). For the thread that writes.
   void trim_resident_pages(size_t slack) const;
-  // Where data.mdb is mapped in this process (start null when it is not found), looked up at open:
-  // LMDB maps its whole map size then and never moves it (the size is fixed before the open).
+  // Where data.mdb is mapped in this process (start null when it is not found). LMDB maps its whole
+  // map size at open and never moves it (the size is fixed before the open): an env opened for
+  // writing looks it up then, once; a read-only one (a query's: it never releases) when asked.
   struct MapRange {
     void* start = nullptr;
     size_t length = 0;  // the whole map (LMDB maps its map size, beyond the file)
   };
-  MapRange map_range() const { return map_; }
+  MapRange map_range() const;
 
  private:
   MDB_env* env_ = nullptr;
-  MapRange map_;
+  MapRange map_;  // an env opened for writing: looked up at open
   mutable size_t shared_after_release_ = 0;  // statm's resident shared pages after the last release
 };
 
