@@ -104,6 +104,13 @@ int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, 
   return 1;
 }
 
+// The first entry start at or past `at`, or `limit` when there is none before it: where chunks and
+// windows are cut (no real match spans entries).
+uint64_t entry_start_from(std::span<const uint64_t> starts, uint64_t at, uint64_t limit) {
+  auto it = std::lower_bound(starts.begin(), starts.end(), at);
+  return it != starts.end() && *it < limit ? *it : limit;
+}
+
 // The end of the window one hs_scan call is given: the first entry start kWindow bytes or more past
 // `from` (or the chunk's end). Hyperscan may read on past a match before it reports it (measured:
 // err\w, \w, [0-9]+, https?://\S+ under UCP; up to the end of the buffer when the pattern does not
@@ -113,9 +120,7 @@ int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, 
 // literals' scans did not change. A stop resumes in the same window: one window_end per window.
 constexpr uint64_t kWindow = 8u << 10;
 uint64_t window_end(std::span<const uint64_t> starts, uint64_t from, uint64_t chunk_end) {
-  if (chunk_end - from <= kWindow) return chunk_end;
-  auto it = std::lower_bound(starts.begin(), starts.end(), from + kWindow);
-  return it != starts.end() && *it < chunk_end ? *it : chunk_end;
+  return chunk_end - from <= kWindow ? chunk_end : entry_start_from(starts, from + kWindow, chunk_end);
 }
 
 int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx) {
@@ -295,8 +300,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
   const size_t chunks = std::max<size_t>(threads, (data.size() + kChunk - 1) / kChunk);
   std::vector<uint64_t> cuts{0};
   for (size_t i = 1; i < chunks; ++i) {
-    auto it = std::lower_bound(starts.begin(), starts.end(), data.size() * i / chunks);
-    uint64_t cut = it == starts.end() ? data.size() : *it;
+    const uint64_t cut = entry_start_from(starts, data.size() * i / chunks, data.size());
     if (cut > cuts.back()) cuts.push_back(cut);
   }
   if (cuts.back() < data.size()) cuts.push_back(data.size());
