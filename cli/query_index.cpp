@@ -29,12 +29,13 @@ bool sources_need_checking(const Context& ctx) {
   return !watcher_keeps_current(ctx.index_dir, ctx.roots);
 }
 
-// The incremental run of the default path (after sources_need_checking).
-uint64_t refresh_run(const Context& ctx, bool& stale) {
+// The incremental run of the default path (after sources_need_checking); `known`: see refresh_changed.
+uint64_t refresh_run(const Context& ctx, bool& stale, const WatchCheck* known = nullptr) {
   IndexOptions opts;
   opts.wait_for_lock = false;     // a running indexer keeps going; we answer from the committed state
   opts.skip_if_read_only = true;  // a backup or another user's index: answer from it as it is
   opts.quick_check = true;        // an unchanged corpus costs stat calls only
+  opts.known_check = known;
   opts.count_unknown_garbage = false;
   try {
     IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
@@ -64,6 +65,11 @@ void run_off_cpu(int busy_cpu) {
 uint64_t refresh_before_query(const Context& ctx, bool& stale) {
   stale = false;
   return sources_need_checking(ctx) ? refresh_run(ctx, stale) : 0;
+}
+
+uint64_t refresh_changed(const Context& ctx, const WatchCheck& check, bool& stale) {
+  stale = false;
+  return refresh_run(ctx, stale, &check);
 }
 
 QueryIndex::QueryIndex(const Context& ctx) : ctx_(ctx) {

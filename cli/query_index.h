@@ -14,6 +14,9 @@ namespace osearch {
 // Lazy freshness shared by the query commands: an incremental refresh unless --no-refresh.
 // Returns the number of files that changed; sets `stale` when another indexer held the lock.
 uint64_t refresh_before_query(const Context& ctx, bool& stale);
+// The same refresh, reading just the transcripts `check` names: the caller's own check on the
+// snapshot it held (a long-lived frontend's SourceGate, engine/index/source_gate.h).
+uint64_t refresh_changed(const Context& ctx, const WatchCheck& check, bool& stale);
 
 // ctx.readers' reader when set (the MCP server and the web app keep one open); else a reader of its
 // own, fresh on the default path. There the quick check's stat walk (every recorded source) runs in a

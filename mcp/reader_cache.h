@@ -1,7 +1,12 @@
-// The open index `osearch mcp` keeps across tool calls (a ReaderSource, cli/options.h). Each call
-// refreshes lazily as the CLI does; the reader is reopened only when the index moved
-// (IndexReader::still_current: a refresh would read something, another process committed,
-// `index --full` or a repack switched records.current, or a memory changed).
+// The open index `osearch mcp` and `osearch serve` keep across calls (a ReaderSource,
+// cli/options.h). Each call refreshes lazily as the CLI does; the reader is reopened only when the
+// index moved (IndexReader::still_current: another process committed, `index --full` or a repack
+// switched records.current, or a memory changed) or a refresh read something.
+//
+// Freshness without a stat per transcript on every call: a SourceGate (engine/index/source_gate.h)
+// watches the directories of the kept snapshot's source-watch record, so once a full check has
+// found the sources as recorded, a call stats only the files inotify reported changed (none when
+// nothing was written), and a refresh reads just those.
 //
 // LMDB forbids opening one env twice in a process at once: the cached reader is closed before any
 // refresh that may write (run_index opens the env itself).
@@ -11,6 +16,7 @@
 #include <memory>
 
 #include "cli/options.h"
+#include "engine/index/source_gate.h"
 #include "engine/query/reader.h"
 
 namespace osearch::mcp {
@@ -23,10 +29,16 @@ class ReaderCache : public ReaderSource {
   void drop() { reader_.reset(); }
   bool is_open() const { return reader_ != nullptr; }
   uint64_t opens() const { return opens_; }  // readers opened so far (tests)
+  uint64_t full_checks() const { return full_checks_; }  // calls that stat'ed every source (tests)
 
  private:
+  // The kept reader brought up to date through the gate: true when reader_ answers (kept, or
+  // reopened after a refresh that read the changed files); false: the full refresh path decides.
+  bool refresh_kept(const Context& ctx, uint64_t& refreshed_files, bool& stale);
+  void reopen(const Context& ctx);
   std::unique_ptr<IndexReader> reader_;
-  uint64_t opens_ = 0;
+  std::unique_ptr<SourceGate> gate_;
+  uint64_t opens_ = 0, full_checks_ = 0;
 };
 
 }  // namespace osearch::mcp

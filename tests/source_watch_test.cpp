@@ -298,3 +298,45 @@ TEST_CASE("watch: a record of hundreds of files is checked in blocks by two thre
   fs::remove(paths.back());
   CHECK_FALSE(check_source_watch(record, roots).layout_unchanged);
 }
+
+TEST_CASE("watch: a check narrowed to named files stats those alone", "[watch]") {
+  Sources s;
+  REQUIRE(s.refresh().plan == "full");
+  const std::optional<std::string> record = [&] {
+    Store store(s.idx, Store::Mode::Read);
+    return read_source_watch(store);
+  }();
+  REQUIRE(record);
+  REQUIRE_FALSE(record->empty());
+  const std::string grown = s.claude + "/" + kClaudeMain;
+  const std::string other = first_file(s.omp + "/sessions/-work-omp-proj", ".jsonl");
+  append_file(grown, R"({"type":"user","uuid":"narrow-u1","parentUuid":null,"sessionId":"b3edadab-bca0-4054-9b41-f7ffa6941260","timestamp":"2026-11-05T10:00:00.000Z","message":{"role":"user","content":"narrowedword"}})"
+                     "\n");
+  append_file(other, omp_line("wq000009", "", "not named"));
+  const WatchCheck whole = check_source_watch(*record, s.roots());
+  REQUIRE(whole.changed.size() == 2);
+
+  const std::set<std::string> just_grown{grown};
+  const WatchCheck narrowed = check_source_watch(*record, s.roots(), &just_grown);
+  REQUIRE(narrowed.usable);
+  REQUIRE(narrowed.layout_unchanged);
+  CHECK(narrowed.files == whole.files);
+  REQUIRE(narrowed.changed.size() == 1);  // the other grown file was not named
+  CHECK(narrowed.changed[0].path == grown);
+  CHECK(narrowed.changed[0].size == fs::file_size(grown));
+  // Its record differs from the old one in the named file's stat alone.
+  const std::set<std::string> both{grown, other};
+  CHECK(check_source_watch(narrowed.updated_record, s.roots(), &just_grown).unchanged());
+  CHECK(check_source_watch(narrowed.updated_record, s.roots(), &both).changed.size() == 1);
+  CHECK(check_source_watch(whole.updated_record, s.roots(), &both).unchanged());
+  // An unchanged named file: nothing to read.
+  const std::set<std::string> untouched{first_file(s.pi + "/sessions", ".jsonl")};
+  CHECK(check_source_watch(*record, s.roots(), &untouched).unchanged());
+  // A name that is no recorded transcript (a new file, a directory): the full check decides.
+  for (const std::string& unknown : {s.claude + "/-Users-user-project/new.jsonl", s.claude + "/-Users-user-project"}) {
+    const std::set<std::string> named{unknown};
+    const WatchCheck c = check_source_watch(*record, s.roots(), &named);
+    CHECK(c.usable);
+    CHECK_FALSE(c.layout_unchanged);
+  }
+}

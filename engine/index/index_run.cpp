@@ -76,8 +76,11 @@ std::optional<std::string_view> quick_check_record(const LmdbTxn& txn, const Dbi
 // the run; a full disk anywhere below becomes NoSpace, whatever layer noticed it.
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
   IndexSummary summary;
+  const WatchCheck* given = options.known_check;
+  if (!options.quick_check || options.full || !given || !given->usable || !given->layout_unchanged || given->unchanged())
+    given = nullptr;
   std::optional<QuickCheck> known;
-  if (options.quick_check && !options.full) known = quick_check(index_dir, roots);
+  if (options.quick_check && !options.full && !given) known = quick_check(index_dir, roots);
   if (known && known->check.unchanged() && !(options.count_unknown_garbage && known->garbage_unknown))
     return known->unchanged;
   auto read_only = [&](const std::string& why) {
@@ -95,7 +98,7 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
       (options.wait_for_lock ? summary.interrupted : summary.busy) = true;
       return summary;
     }
-    return detail::index_under_lock(index_dir, roots, options, known ? &known->check : nullptr);
+    return detail::index_under_lock(index_dir, roots, options, given ? given : known ? &known->check : nullptr);
   } catch (const IndexError& e) {
     if (dynamic_cast<const ReadOnlyIndex*>(&e)) return read_only(e.what());
     throw;

@@ -39,6 +39,8 @@ enum class Repack { Auto, Always, Never };
 // query's refresh must stay fast).
 enum class Compact { Never, Auto, Always };
 
+struct WatchCheck;
+
 struct IndexOptions {
   bool full = false;            // rebuild derived data from the sources (memories are kept)
   bool wait_for_lock = true;    // false: return busy=true when another indexer runs
@@ -60,6 +62,11 @@ struct IndexOptions {
   // First the quick check (engine/index/source_watch.h), which answers an unchanged corpus with stat
   // calls only and reads just the moved transcripts otherwise (a query's refresh, `osearch index`).
   bool quick_check = false;
+  // With quick_check: the caller's own check, which found changed transcripts and nothing else
+  // moved (usable, layout unchanged), made on the snapshot it holds: a long-lived frontend whose
+  // inotify watches named the files to look at (engine/index/source_gate.h). Used instead of a
+  // fresh check; anything else takes the fresh one.
+  const WatchCheck* known_check = nullptr;
   // An index written before the garbage counters gets them counted (a walk over every message) and
   // so takes a run even when unchanged; a query's refresh and the watcher leave them unknown.
   bool count_unknown_garbage = true;
@@ -99,7 +106,6 @@ IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoo
 // snapshot runs the check on it beside its query (cli QueryIndex; engine/index/source_watch.h).
 std::optional<std::string_view> quick_check_record(const LmdbTxn& txn, const Dbis& db);
 
-struct WatchCheck;
 namespace detail {
 // The run itself, with the writer lock held (engine/index/indexer.cpp); run_index (engine/index/index_run.cpp)
 // takes the lock and maps the errors.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <set>
 #include <thread>
 
 #include "engine/store/codec.h"
@@ -72,6 +73,7 @@ struct BlockFindings {
   std::vector<SourceFile> changed;
   std::vector<size_t> patch_at;  // where each changed file's size and mtime are in the record
   std::vector<SourceFile> session_indexes;
+  size_t only_seen = 0;  // transcripts of `only` found
 };
 
 SourceFile source_file(const std::string& path, const PathStat& now, uint64_t kind, std::string_view agent,
@@ -115,9 +117,10 @@ using EntryVisitor = std::function<void(const PathStat& was, bool transcript)>;
 // `starts` holds one more element: the blocks' end.
 // With `decode_only`, nothing is stat'ed: the blocks are decoded (`check`: is the record whole?)
 // and each entry handed to it.
+// With `only`, just those paths are stat'ed: every other entry is taken as recorded.
 void check_blocks(std::string_view record, size_t entries_at, const std::vector<uint32_t>& starts, size_t first,
                   size_t last, uint64_t n, const std::atomic<bool>& stop, BlockFindings& out,
-                  const EntryVisitor* decode_only = nullptr) {
+                  const EntryVisitor* decode_only = nullptr, const std::set<std::string>* only = nullptr) {
   std::string path;
   for (size_t b = first; b < last && !stop.load(std::memory_order_relaxed); ++b) {
     Decoder r(record, entries_at + starts[b]);
@@ -155,8 +158,15 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
         (*decode_only)(was, flags & kTranscript);
         continue;
       }
+      const bool looked_at = !only || only->contains(path);
+      if (only && looked_at && (flags & kTranscript)) ++out.only_seen;
       int err = 0;
-      const PathStat is = stat_path(path, err);
+      PathStat is;
+      if (looked_at) {
+        is = stat_path(path, err);
+      } else {
+        is = was;  // (was.path is empty here: only a decode fills it)
+      }
       const Seen seen = judge(was, is, flags & kTranscript);
       if (seen == Seen::Moved) {
         out.layout_changed = true;
@@ -357,7 +367,8 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
   return e.take();
 }
 
-WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots) {
+WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots,
+                              const std::set<std::string>* only) {
   WatchCheck out;
   const std::optional<Layout> layout = layout_for(record, roots);
   if (!layout) return out;
@@ -368,7 +379,10 @@ WatchCheck check_source_watch(std::string_view record, const std::vector<SourceR
   std::atomic<bool> stop{false};
   BlockFindings first, second;
   const size_t half = blocks / 2;
-  if (n >= 256) {
+  if (only) {  // a decode and a few stats: one thread
+    check_blocks(record, entries_at, starts, 0, blocks, n, stop, first, nullptr, only);
+    if (first.ok && first.only_seen != only->size()) first.layout_changed = true;  // not all recorded transcripts
+  } else if (n >= 256) {
     auto run_second = [&] {
       check_blocks(record, entries_at, starts, half, blocks, n, stop, second);
       if (!second.ok || second.layout_changed) stop = true;

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <atomic>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,7 +45,11 @@ struct WatchCheck {
 };
 
 // Stats every recorded path (in two threads for big records), decoding the record as it goes.
-WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots);
+// With `only`, stats just those paths and takes every other entry as recorded: for a caller whose
+// inotify watches saw nothing else change (engine/index/source_gate). A path of `only` that is not
+// a recorded transcript leaves layout_unchanged false (the full check decides).
+WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots,
+                              const std::set<std::string>* only = nullptr);
 
 // The same stat walk shared out block by block, for a verdict only: every thread that calls work()
 // takes the next blocks until none is left, so a query's thread can finish a walk that a second

@@ -1,16 +1,14 @@
 #include "engine/index/source_watcher.h"
 
 #include <poll.h>
-#include <sys/inotify.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <map>
 #include <optional>
-#include <set>
 
+#include "engine/index/inotify_watch.h"
 #include "engine/index/source_watch.h"
 #include "engine/index/watch_beat.h"
 #include "engine/store/errors.h"
@@ -24,123 +22,6 @@ constexpr int64_t kSafetyCheckNs = 30'000'000'000;  // the quick check runs at l
 constexpr int kPollMs = 2000;                        // without inotify, or after a failed run
 constexpr int64_t kMs = 1'000'000;
 
-// A directory's own changes: what a transcript, registry or subdirectory in it can do.
-constexpr uint32_t kDirMask = IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_FROM |
-                              IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
-// An existing ancestor standing in for a missing directory: only its appearance matters (so an
-// ancestor like $HOME does not wake the watcher for every file written there).
-constexpr uint32_t kAncestorMask = IN_CREATE | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
-
-std::string parent_of(const std::string& path) {
-  const size_t slash = path.rfind('/');
-  if (slash == std::string::npos || path == "/") return {};
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
-
-// The inotify instance and its watches, keyed by the path they were asked for.
-class Inotify {
- public:
-  Inotify() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {}
-  ~Inotify() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  Inotify(const Inotify&) = delete;
-  Inotify& operator=(const Inotify&) = delete;
-  bool ok() const { return fd_ >= 0; }
-  int fd() const { return fd_; }
-
-  struct Sync {
-    bool complete = true;  // every directory (or an ancestor standing in) is watched
-    bool added = false;    // a watch is new: changes before it was in place are unseen
-    std::string problem;
-  };
-
-  // Watches exactly `dirs`, each missing one through its nearest existing ancestor.
-  Sync sync(const std::vector<std::string>& dirs) {
-    Sync out;
-    const std::set<std::string> wanted(dirs.begin(), dirs.end());
-    std::map<std::string, Watch> now;
-    for (const auto& dir : wanted) {
-      std::string path = dir;
-      uint32_t mask = kDirMask;
-      for (;;) {
-        if (auto known = watches_.find(path); known != watches_.end() && known->second.mask == mask) {
-          now[path] = known->second;
-          break;
-        }
-        const int wd = ::inotify_add_watch(fd_, path.c_str(), mask);
-        if (wd >= 0) {
-          if (!watches_.contains(path)) out.added = true;
-          now[path] = {wd, mask};
-          break;
-        }
-        if (errno == ENOENT || errno == ENOTDIR) {  // missing: its parent will show it appear
-          path = parent_of(path);
-          if (path.empty()) break;
-          mask = (wanted.contains(path) ? kDirMask : 0) | kAncestorMask;
-          continue;
-        }
-        out.complete = false;
-        out.problem = path + ": " + std::strerror(errno) +
-                      (errno == ENOSPC ? " (the inotify watch limit, fs.inotify.max_user_watches, is reached)" : "");
-        return out;
-      }
-    }
-    std::set<int> kept;  // (two paths through links can share one watch)
-    for (const auto& [path, w] : now) kept.insert(w.wd);
-    for (const auto& [path, w] : watches_)
-      if (!kept.contains(w.wd)) ::inotify_rm_watch(fd_, w.wd);
-    watches_ = std::move(now);
-    path_by_wd_.clear();
-    for (const auto& [path, w] : watches_) path_by_wd_[w.wd] = path;
-    return out;
-  }
-
-  // Reads every queued event; returns how many matter (events about the index's own files do not),
-  // or nullopt when the queue cannot be read: changes would then go unseen while the watcher beat.
-  std::optional<size_t> drain(const std::string& index_dir) {
-    size_t count = 0;
-    alignas(struct inotify_event) char buf[16384];
-    for (;;) {
-      const ssize_t n = ::read(fd_, buf, sizeof buf);
-      if (n <= 0) {
-        if (n < 0 && errno == EINTR) continue;
-        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return std::nullopt;
-        return count;
-      }
-      for (ssize_t at = 0; at < n;) {
-        const auto* ev = reinterpret_cast<const struct inotify_event*>(buf + at);
-        at += static_cast<ssize_t>(sizeof(struct inotify_event) + ev->len);
-        if (ev->mask & IN_IGNORED) {  // the watch is gone (its directory was removed): sync adds it again
-          if (auto p = path_by_wd_.find(ev->wd); p != path_by_wd_.end()) {
-            watches_.erase(p->second);
-            path_by_wd_.erase(p);
-          }
-          ++count;
-          continue;
-        }
-        if (!(ev->mask & IN_Q_OVERFLOW) && ev->len > 0) {
-          auto p = path_by_wd_.find(ev->wd);
-          if (p != path_by_wd_.end() && inside(p->second + "/" + ev->name, index_dir)) continue;
-        }
-        ++count;
-      }
-    }
-  }
-
- private:
-  static bool inside(const std::string& path, const std::string& dir) {
-    return path == dir || (path.size() > dir.size() && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/');
-  }
-  struct Watch {
-    int wd = -1;
-    uint32_t mask = 0;
-  };
-  int fd_;
-  std::map<std::string, Watch> watches_;  // by the path asked for
-  std::map<int, std::string> path_by_wd_;
-};
-
 // Sleeps up to `ms`, waking early for an inotify event (fd >= 0) or a signal. False: the fd cannot be
 // waited on (an error, not a signal), so the caller stops relying on it rather than spin.
 bool wait_for(int fd, int ms) {
@@ -152,7 +33,7 @@ bool wait_for(int fd, int ms) {
   return !(p.revents & (POLLERR | POLLNVAL));
 }
 
-// Why watching ends after Inotify::drain failed (errno as it left it).
+// Why watching ends after InotifyWatch::drain failed (errno as it left it).
 std::string unreadable_queue() { return "cannot read inotify events (" + std::string(std::strerror(errno)) + ")"; }
 
 std::optional<std::string> committed_record(const std::string& index_dir) {
@@ -184,7 +65,7 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
   run_options.count_unknown_garbage = false;
   run_options.should_stop = options.should_stop;
 
-  Inotify inotify;
+  InotifyWatch inotify;
   if (!inotify.ok()) note(std::string("inotify is unavailable (") + std::strerror(errno) + "): polling every 2 s");
   bool watching = inotify.ok();  // false: poll, and never beat
   bool dirty = true;
@@ -236,7 +117,7 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
         continue;
       }
       // (Unchanged watches cost no syscall; one lost with its removed directory is added again.)
-      const Inotify::Sync sync = inotify.sync(source_watch_dirs(*record));
+      const InotifyWatch::Sync sync = inotify.sync(source_watch_dirs(*record));
       if (!sync.complete) {
         stop_watching("cannot watch " + sync.problem);
         continue;

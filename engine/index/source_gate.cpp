@@ -1,0 +1,62 @@
+#include "engine/index/source_gate.h"
+
+#include <filesystem>
+
+#include "engine/index/inotify_watch.h"
+#include "engine/index/source_watch.h"
+#include "engine/index/watch_beat.h"
+
+namespace osearch {
+namespace {
+
+// As `index --watch`: what inotify cannot see is found by a full check at least this often.
+constexpr int64_t kFullCheckNs = 30'000'000'000;
+
+std::string absolute_dir(const std::string& dir) {
+  std::error_code ec;
+  auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
+  return ec ? dir : p.string();
+}
+
+}  // namespace
+
+SourceGate::SourceGate(const std::string& index_dir) : own_dir_(absolute_dir(index_dir)) {}
+SourceGate::~SourceGate() = default;
+
+bool SourceGate::prepare(std::string_view record) {
+  distrust();
+  if (!inotify_) inotify_ = std::make_unique<InotifyWatch>();
+  if (!inotify_->ok() || !inotify_->drain(own_dir_)) return false;
+  const std::vector<std::string> dirs = source_watch_dirs(record);
+  if (dirs.empty()) return false;
+  prepared_at_ = boottime_ns();
+  if (!inotify_->sync(dirs).complete) return false;
+  prepared_ = true;
+  return true;
+}
+
+std::optional<std::set<std::string>> SourceGate::changes(std::string_view record) {
+  const bool usable = trusted_ && record == record_ && boottime_ns() - full_check_at_ <= kFullCheckNs;
+  distrust();
+  if (!usable) return std::nullopt;
+  InotifyWatch::Changes seen;
+  if (!inotify_->drain(own_dir_, &seen) || seen.other) return std::nullopt;
+  if (seen.files.empty()) {
+    trusted_ = true;  // nothing happened: the record still holds
+    return std::set<std::string>();
+  }
+  pending_ = true;
+  return std::set<std::string>(seen.files.begin(), seen.files.end());
+}
+
+void SourceGate::trust(std::string_view record) {
+  if (prepared_)
+    full_check_at_ = prepared_at_;
+  else if (!pending_)
+    return;
+  prepared_ = pending_ = false;
+  trusted_ = true;
+  record_.assign(record);
+}
+
+}  // namespace osearch
