@@ -27,6 +27,12 @@ class ReaderCache : public ReaderSource {
   // Closes the reader (its read transaction pins LMDB pages a writer could reuse): when idle, or
   // after an error that may mean damage.
   void drop() { reader_.reset(); }
+  // An idle server lets go of its inotify watches too (a user's watch budget is shared with their
+  // editors and other tools); the gate's trust would have expired by the next call anyway.
+  void idle() {
+    reader_.reset();
+    gate_.reset();
+  }
   bool is_open() const { return reader_ != nullptr; }
   uint64_t opens() const { return opens_; }  // readers opened so far (tests)
   uint64_t full_checks() const { return full_checks_; }  // calls that stat'ed every source (tests)

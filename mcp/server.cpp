@@ -270,7 +270,7 @@ int Server::serve(int in_fd, int out_fd) {
     const int timeout = readers_.is_open() ? static_cast<int>(options_.idle_release.count()) : -1;
     const int ready = ::poll(&p, 1, timeout);
     if (ready == 0) {
-      readers_.drop();
+      readers_.idle();
       continue;
     }
     if (ready < 0 && errno != EINTR) return 1;

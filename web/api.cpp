@@ -298,7 +298,7 @@ Api::Api(Context ctx) : ctx_(std::move(ctx)), last_call_(std::chrono::steady_clo
 
 void Api::release_if_idle(std::chrono::steady_clock::duration idle) {
   std::lock_guard lock(engine_);
-  if (readers_.is_open() && std::chrono::steady_clock::now() - last_call_ >= idle) readers_.drop();
+  if (readers_.is_open() && std::chrono::steady_clock::now() - last_call_ >= idle) readers_.idle();
 }
 
 std::string Api::generation() {

@@ -1,5 +1,6 @@
 #include "engine/index/source_gate.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "engine/index/inotify_watch.h"
@@ -12,6 +13,17 @@ namespace {
 // As `index --watch`: what inotify cannot see is found by a full check at least this often.
 constexpr int64_t kFullCheckNs = 30'000'000'000;
 
+// A sixteenth of the user's inotify watch limit: room for several servers and the user's editors.
+size_t default_max_watches() {
+  size_t limit = 8192;  // the kernel's old default, when the limit cannot be read
+  if (std::FILE* f = std::fopen("/proc/sys/fs/inotify/max_user_watches", "r")) {
+    unsigned long v = 0;
+    if (std::fscanf(f, "%lu", &v) == 1 && v > 0) limit = v;
+    std::fclose(f);
+  }
+  return limit / 16;
+}
+
 std::string absolute_dir(const std::string& dir) {
   std::error_code ec;
   auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
@@ -20,7 +32,8 @@ std::string absolute_dir(const std::string& dir) {
 
 }  // namespace
 
-SourceGate::SourceGate(const std::string& index_dir) : own_dir_(absolute_dir(index_dir)) {}
+SourceGate::SourceGate(const std::string& index_dir, size_t max_watches)
+    : own_dir_(absolute_dir(index_dir)), max_watches_(max_watches ? max_watches : default_max_watches()) {}
 SourceGate::~SourceGate() = default;
 
 bool SourceGate::prepare(std::string_view record) {
@@ -28,7 +41,7 @@ bool SourceGate::prepare(std::string_view record) {
   if (!inotify_) inotify_ = std::make_unique<InotifyWatch>();
   if (!inotify_->ok() || !inotify_->drain(own_dir_)) return false;
   const std::vector<std::string> dirs = source_watch_dirs(record);
-  if (dirs.empty()) return false;
+  if (dirs.empty() || dirs.size() > max_watches_) return false;
   prepared_at_ = boottime_ns();
   if (!inotify_->sync(dirs).complete) return false;
   prepared_ = true;

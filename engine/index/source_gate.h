@@ -18,6 +18,7 @@
 // are found by the full check every 30 s, as with `index --watch`.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -31,14 +32,17 @@ class InotifyWatch;
 
 class SourceGate {
  public:
-  explicit SourceGate(const std::string& index_dir);
+  // `max_watches`: the most directories it watches (0: a sixteenth of the user's inotify limit,
+  // fs.inotify.max_user_watches, which their editors and other tools share); a record that needs
+  // more is never trusted, and every call checks in full.
+  explicit SourceGate(const std::string& index_dir, size_t max_watches = 0);
   ~SourceGate();
   SourceGate(const SourceGate&) = delete;
   SourceGate& operator=(const SourceGate&) = delete;
 
   // Before a full check of `record`: drains the queue (the check sees whatever it was about) and
   // watches the record's directories. False: they cannot all be watched (inotify unavailable, out
-  // of watches, a record that does not decode), so no trust can follow.
+  // of watches or over `max_watches`, a record that does not decode), so no trust can follow.
   bool prepare(std::string_view record);
 
   // For the trusted record: the files (paths as recorded) that may have changed since. Empty:
@@ -55,6 +59,7 @@ class SourceGate {
 
  private:
   std::string own_dir_;  // events about the index's own files are not source changes
+  size_t max_watches_;
   std::unique_ptr<InotifyWatch> inotify_;
   bool prepared_ = false, pending_ = false, trusted_ = false;
   std::string record_;  // the trusted one
