@@ -9,8 +9,8 @@
 // stat (check_source_watch with `only`); anything else (an entry created, removed or moved, a
 // directory, an overflow), another record, or 30 s since the last full check — the full check
 // again. The trust is in the record's observations, not in a snapshot: any snapshot that holds the
-// record (a reader reopened after an idle close, another process's commit that left the record as
-// it was) answers for the same sources. After a run that read the changed files, the trust moves
+// record (a reader reopened after a write or an error closed it, another process's commit that
+// left the record as it was) answers for the same sources. After a run that read the changed files, the trust moves
 // to the record the run was given to keep, when the reopened snapshot holds exactly that: every
 // observation in it was made while the watches were in place.
 //
