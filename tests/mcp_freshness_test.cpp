@@ -54,15 +54,24 @@ struct Gated {
 TEST_CASE("mcp freshness: a kept reader stats only the files inotify names, and misses nothing", "[mcp][watch]") {
   Gated g;
   g.earn_trust();
-  const uint64_t full = g.readers.full_checks(), opens = g.readers.opens();
+  uint64_t full = g.readers.full_checks();
+  const uint64_t opens = g.readers.opens();
   for (int i = 0; i < 3; ++i) g.m.ok("list_sessions", "{}");
   CHECK(g.readers.full_checks() == full);  // nothing written: no stat walk
   CHECK(g.readers.opens() == opens);       // and the same reader
-  // An idle server closes its reader; the one it opens next holds the same record, still trusted.
+  // A reader closed after a write or an error: the one opened next holds the same record, still trusted.
   g.readers.drop();
   g.m.ok("list_sessions", "{}");
   CHECK(g.readers.full_checks() == full);
   CHECK(g.readers.opens() == opens + 1);
+  // An idle server lets its watches go as well: the next call checks in full, then trusts again.
+  g.readers.idle();
+  append_file(g.m.fx.omp_path(), omp_line("gz000000", "gateidleword"));
+  g.found("gateidleword", kOmpId);
+  CHECK(g.readers.full_checks() == full + 1);
+  g.m.ok("list_sessions", "{}");
+  CHECK(g.readers.full_checks() == full + 1);
+  full = g.readers.full_checks();
 
   // Each agent's transcript grows: read by the call itself, without a full check.
   append_file(g.m.fx.omp_path(), omp_line("gz000001", "gateompword"));
