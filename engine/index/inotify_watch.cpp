@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <set>
 
 namespace osearch {
@@ -30,6 +31,12 @@ bool inside(const std::string& path, const std::string& dir) {
 }
 
 }  // namespace
+
+std::string absolute_dir(const std::string& dir) {
+  std::error_code ec;
+  auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
+  return ec ? dir : p.string();
+}
 
 InotifyWatch::InotifyWatch() : fd_(::inotify_init1(IN_NONBLOCK | IN_CLOEXEC)) {}
 

@@ -38,6 +38,7 @@ class InotifyWatch {
   };
   // Reads every queued event; returns how many matter (events about `index_dir`'s own files do
   // not), or nullopt when the queue cannot be read: changes would then go unseen.
+  // `index_dir` in the form drain compares with watched paths: absolute_dir's.
   std::optional<size_t> drain(const std::string& index_dir, Changes* changes = nullptr);
 
  private:
@@ -49,5 +50,9 @@ class InotifyWatch {
   std::map<std::string, Watch> watches_;  // by the path asked for
   std::map<int, std::string> path_by_wd_;
 };
+
+// `dir` absolute and canonical (as far as it exists): how an index directory is told apart from
+// the source paths beside it, whatever form the user gave it in.
+std::string absolute_dir(const std::string& dir);
 
 }  // namespace osearch

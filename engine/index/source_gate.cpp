@@ -1,7 +1,6 @@
 #include "engine/index/source_gate.h"
 
 #include <cstdio>
-#include <filesystem>
 
 #include "engine/index/inotify_watch.h"
 #include "engine/index/source_watch.h"
@@ -22,12 +21,6 @@ size_t default_max_watches() {
     std::fclose(f);
   }
   return limit / 16;
-}
-
-std::string absolute_dir(const std::string& dir) {
-  std::error_code ec;
-  auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
-  return ec ? dir : p.string();
 }
 
 }  // namespace

@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
 #include <optional>
 
 #include "engine/index/inotify_watch.h"
@@ -43,12 +42,6 @@ std::optional<std::string> committed_record(const std::string& index_dir) {
   } catch (const std::exception&) {
     return std::nullopt;
   }
-}
-
-std::string absolute_dir(const std::string& dir) {
-  std::error_code ec;
-  auto p = std::filesystem::weakly_canonical(std::filesystem::absolute(dir, ec), ec);
-  return ec ? dir : p.string();
 }
 
 }  // namespace
