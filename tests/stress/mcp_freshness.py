@@ -11,77 +11,131 @@ sample of older ones): every one must be found at once. At the end the server's 
 Not part of `make test` (a minute per 200 changes); run it after touching the gate.
 """
 import argparse
-import json, os, random, shutil, subprocess, sys, tempfile, time, uuid
-HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(REPO, 'bench'))
-from mcp_latency import Server
-ap = argparse.ArgumentParser()
-ap.add_argument("osearch")
-ap.add_argument("--ops", type=int, default=200)
-ap.add_argument("--seed", type=int, default=1)
-a = ap.parse_args()
-BIN, N, seed = os.path.abspath(a.osearch), a.ops, a.seed
-rnd = random.Random(seed)
-root = tempfile.mkdtemp(prefix="osearch-stress-")
-src = root + "/src"; idx = root + "/idx"
-shutil.copytree(os.path.join(REPO, "tests", "data", "claude"), src)
-files = [os.path.join(d, f) for d, _, fs in os.walk(src) for f in fs if f.endswith(".jsonl") and "/subagents/" not in os.path.join(d, f)]
-past = time.time() - 3600
-for d, _, _ in os.walk(src): os.utime(d, (past, past))
-common = ["--index", idx, "--source", "claude=" + src]
-subprocess.run([BIN, "index", *common, "--format", "json"], check=True, capture_output=True)
-s = Server([BIN, "mcp", *common])
-def kw(word):
-    r = s.rpc("tools/call", {"name": "search_keyword", "arguments": {"query": word, "limit": 5}})
-    return json.loads(r["content"][0]["text"])
-def line(sid, text):
-    return json.dumps({"type": "user", "uuid": str(uuid.uuid4()), "parentUuid": None, "sessionId": sid,
-                       "timestamp": "2026-11-05T10:00:00.000Z", "cwd": "/tmp", "message": {"role": "user", "content": text}}) + "\n"
-words = []; bad = 0; ops = {}
-for i in range(N):
-    op = rnd.choice(["append"] * 6 + ["create", "touch", "chmod", "half", "sleep", "mkdir", "quiet", "other", "other"])
-    ops[op] = ops.get(op, 0) + 1
-    w = "zqs" + uuid.uuid4().hex[:10]
-    if op == "append":
-        f = rnd.choice(files); sid = os.path.basename(f)[:-6]
-        open(f, "a").write(line(sid, "stress " + w)); words.append(w)
-    elif op == "half":
-        f = rnd.choice(files); sid = os.path.basename(f)[:-6]; l = line(sid, "stress " + w)
-        open(f, "a").write(l[: len(l) // 2])
-        if kw(w)["total"] != 0: print("half line found early", w); bad += 1
-        open(f, "a").write(l[len(l) // 2:]); words.append(w)
-    elif op in ("create", "mkdir"):
-        d = os.path.dirname(rnd.choice(files))
-        if op == "mkdir":
-            d = os.path.join(src, "-stress-" + uuid.uuid4().hex[:6]); os.makedirs(d)
-        sid = str(uuid.uuid4()); f = os.path.join(d, sid + ".jsonl")
-        open(f, "w").write(line(sid, "stress " + w)); files.append(f); words.append(w)
-    elif op == "other":  # another process appends and indexes
-        f = rnd.choice(files); sid = os.path.basename(f)[:-6]
-        open(f, "a").write(line(sid, "stress " + w)); words.append(w)
-        subprocess.run([BIN, "index", *common, "--format", "json"], check=True, capture_output=True)
-        f = rnd.choice(files); sid = os.path.basename(f)[:-6]
-        w2 = "zqs" + uuid.uuid4().hex[:10]
-        open(f, "a").write(line(sid, "stress " + w2)); words.append(w2)
-    elif op == "touch":
-        os.utime(rnd.choice(files))
-    elif op == "chmod":
-        os.chmod(rnd.choice(files), rnd.choice([0o600, 0o644]))
-    elif op == "sleep":
-        time.sleep(rnd.random() * 0.5)
-    # freshness: the newest word, and a sample of older ones
-    for x in ([words[-1]] if words else []) + rnd.sample(words, min(3, len(words))):
-        if kw(x)["total"] < 1: print("MISSING", op, x); bad += 1
-# final: the server's list equals a fresh build's
-fresh = root + "/fresh"
-subprocess.run([BIN, "index", "--full", "--index", fresh, "--source", "claude=" + src, "--format", "json"], check=True, capture_output=True)
-s.rpc("tools/call", {"name": "list_sessions", "arguments": {"limit": 1}})
-got = json.loads(subprocess.run([BIN, "--no-refresh", "list", "--limit", "1000", *common, "--format", "json"], check=True, capture_output=True, text=True).stdout)
-exp = json.loads(subprocess.run([BIN, "--no-refresh", "list", "--limit", "1000", "--index", fresh, "--source", "claude=" + src, "--format", "json"], check=True, capture_output=True, text=True).stdout)
-strip = lambda j: sorted((r["session_id"], r["message_count"], r["path"], r["title"]) for r in j["results"])
-if strip(got) != strip(exp): print("LIST DIFFERS", len(got["results"]), len(exp["results"])); bad += 1
-s.close()
-print(f"seed {seed}: {N} changes {ops}, {len(words)} words, problems {bad}")
-shutil.rmtree(root, ignore_errors=True)
-sys.exit(1 if bad else 0)
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(REPO, "bench"))
+from mcp_latency import Server  # noqa: E402
+
+CHANGES = ["append"] * 6 + ["create", "touch", "chmod", "half", "sleep", "mkdir", "quiet", "other", "other"]
+
+
+def user_line(session_id, text):
+    return json.dumps({"type": "user", "uuid": str(uuid.uuid4()), "parentUuid": None, "sessionId": session_id,
+                       "timestamp": "2026-11-05T10:00:00.000Z", "cwd": "/tmp",
+                       "message": {"role": "user", "content": text}}) + "\n"
+
+
+def session_of(path):
+    return os.path.basename(path)[: -len(".jsonl")]
+
+
+def append(path, text):
+    with open(path, "a") as f:
+        f.write(text)
+
+
+def sorted_sessions(listed):
+    return sorted((r["session_id"], r["message_count"], r["path"], r["title"]) for r in listed["results"])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("osearch")
+    ap.add_argument("--ops", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    osearch = os.path.abspath(a.osearch)
+    rnd = random.Random(a.seed)
+    root = tempfile.mkdtemp(prefix="osearch-stress-")
+    src, idx = root + "/src", root + "/idx"
+    shutil.copytree(os.path.join(REPO, "tests", "data", "claude"), src)
+    files = [os.path.join(d, f) for d, _, fs in os.walk(src) for f in fs
+             if f.endswith(".jsonl") and "/subagents/" not in os.path.join(d, f)]
+    an_hour_ago = time.time() - 3600  # a record is kept only for directories whose mtime has settled
+    for d, _, _ in os.walk(src):
+        os.utime(d, (an_hour_ago, an_hour_ago))
+    common = ["--index", idx, "--source", "claude=" + src]
+    index = [osearch, "index", *common, "--format", "json"]
+    subprocess.run(index, check=True, capture_output=True)
+    server = Server([osearch, "mcp", *common])
+
+    def total(word):
+        r = server.rpc("tools/call", {"name": "search_keyword", "arguments": {"query": word, "limit": 5}})
+        return json.loads(r["content"][0]["text"])["total"]
+
+    words, problems, counts = [], 0, {}
+    for _ in range(a.ops):
+        change = rnd.choice(CHANGES)
+        counts[change] = counts.get(change, 0) + 1
+        word = "zqs" + uuid.uuid4().hex[:10]
+        if change == "append":
+            f = rnd.choice(files)
+            append(f, user_line(session_of(f), "stress " + word))
+            words.append(word)
+        elif change == "half":
+            f = rnd.choice(files)
+            line = user_line(session_of(f), "stress " + word)
+            append(f, line[: len(line) // 2])
+            if total(word) != 0:
+                print("a half-written line was found", word)
+                problems += 1
+            append(f, line[len(line) // 2:])
+            words.append(word)
+        elif change in ("create", "mkdir"):
+            d = os.path.dirname(rnd.choice(files))
+            if change == "mkdir":
+                d = os.path.join(src, "-stress-" + uuid.uuid4().hex[:6])
+                os.makedirs(d)
+            sid = str(uuid.uuid4())
+            f = os.path.join(d, sid + ".jsonl")
+            append(f, user_line(sid, "stress " + word))
+            files.append(f)
+            words.append(word)
+        elif change == "other":  # another process appends and indexes, then a line it did not see
+            f = rnd.choice(files)
+            append(f, user_line(session_of(f), "stress " + word))
+            words.append(word)
+            subprocess.run(index, check=True, capture_output=True)
+            f = rnd.choice(files)
+            later = "zqs" + uuid.uuid4().hex[:10]
+            append(f, user_line(session_of(f), "stress " + later))
+            words.append(later)
+        elif change == "touch":
+            os.utime(rnd.choice(files))
+        elif change == "chmod":
+            os.chmod(rnd.choice(files), rnd.choice([0o600, 0o644]))
+        elif change == "sleep":
+            time.sleep(rnd.random() * 0.5)
+        for w in ([words[-1]] if words else []) + rnd.sample(words, min(3, len(words))):
+            if total(w) < 1:
+                print("not found after", change, w)
+                problems += 1
+
+    fresh = root + "/fresh"
+    subprocess.run([osearch, "index", "--full", "--index", fresh, "--source", "claude=" + src, "--format", "json"],
+                   check=True, capture_output=True)
+    server.rpc("tools/call", {"name": "list_sessions", "arguments": {"limit": 1}})  # its last refresh
+    listing = ["--no-refresh", "list", "--limit", "1000", "--format", "json"]
+    served = json.loads(subprocess.run([osearch, *listing, *common], check=True, capture_output=True, text=True).stdout)
+    built = json.loads(subprocess.run([osearch, *listing, "--index", fresh, "--source", "claude=" + src],
+                                      check=True, capture_output=True, text=True).stdout)
+    if sorted_sessions(served) != sorted_sessions(built):
+        print("the server's list differs from a fresh build's:", len(served["results"]), len(built["results"]))
+        problems += 1
+    server.close()
+    shutil.rmtree(root, ignore_errors=True)
+    print(f"seed {a.seed}: {a.ops} changes {counts}, {len(words)} words, problems {problems}")
+    sys.exit(1 if problems else 0)
+
+
+if __name__ == "__main__":
+    main()
