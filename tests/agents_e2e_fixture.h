@@ -8,6 +8,8 @@
 
 #include "tests/cli_fixture.h"
 
+#include "cli/options.h"
+
 #include <cctype>
 #include <optional>
 
@@ -84,6 +86,22 @@ struct Mixed {
   }
   // `osearch index`: its JSON summary.
   Json index() const { return json({"index"}); }
+  // The context an in-process frontend (the MCP server, the web API) runs over this tree with.
+  osearch::Context context() const {
+    osearch::GlobalOptions g;
+    g.index = idx;
+    g.format = "json";
+    const auto s = sources();
+    for (size_t i = 1; i < s.size(); i += 2) g.sources.push_back(s[i]);
+    return osearch::resolve_context(g);
+  }
+  // Every file and directory of the tree an hour old: the quick check trusts no directory changed in
+  // the last two seconds, and without its record every refresh takes the full path.
+  void settle() const {
+    const auto past = fs::file_time_type::clock::now() - std::chrono::hours(1);
+    for (const auto& e : fs::recursive_directory_iterator(tmp.path())) fs::last_write_time(e.path(), past);
+    fs::last_write_time(tmp.path(), past);
+  }
 
   std::string omp_path(const std::string& rel = kOmpRel) const { return omp + "/" + rel; }
   std::string pi_path(const std::string& rel = kPiRel) const { return pi + "/" + rel; }

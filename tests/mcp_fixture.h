@@ -2,7 +2,6 @@
 // shared by the MCP tests (tests/mcp_test.cpp, tests/mcp_freshness_test.cpp).
 #pragma once
 
-#include "cli/options.h"
 #include "mcp/server.h"
 #include "tests/agents_e2e_fixture.h"
 
@@ -10,29 +9,13 @@ using namespace agents_e2e;
 
 namespace mcp_fixture {
 
-// The sources an hour old: the quick check trusts no directory changed in the last two seconds, and
-// without its record every call would take the refresh's full path (and reopen the reader).
-inline void settle(const std::string& root) {
-  const auto past = fs::file_time_type::clock::now() - std::chrono::hours(1);
-  for (const auto& e : fs::recursive_directory_iterator(root)) fs::last_write_time(e.path(), past);
-  fs::last_write_time(root, past);
-}
-
 struct McpFixture {
   Mixed fx{false};
   osearch::mcp::Server server;
   int next_id = 1;
 
-  static osearch::Context context_of(const Mixed& fx) {
-    osearch::GlobalOptions g;
-    g.index = fx.idx;
-    g.format = "json";
-    const auto s = fx.sources();
-    for (size_t i = 1; i < s.size(); i += 2) g.sources.push_back(s[i]);
-    return osearch::resolve_context(g);
-  }
-  explicit McpFixture(bool allow_writes = false) : server(context_of(fx), options(allow_writes)) {
-    settle(fx.tmp.path());
+  explicit McpFixture(bool allow_writes = false) : server(fx.context(), options(allow_writes)) {
+    fx.settle();
     fx.index();
   }
   static osearch::mcp::ServerOptions options(bool allow_writes) {

@@ -109,7 +109,7 @@ TEST_CASE("mcp freshness: a kept reader stats only the files inotify names, and 
   CHECK(g.readers.opens() > opens_before_layout);
 
   // Trust is earned again, then a transcript is removed: the archive keeps its session.
-  settle(g.m.fx.tmp.path());
+  g.m.fx.settle();
   g.earn_trust();
   const uint64_t full2 = g.readers.full_checks();
   g.m.ok("list_sessions", "{}");
@@ -122,7 +122,7 @@ TEST_CASE("mcp freshness: a kept reader stats only the files inotify names, and 
   CHECK(g.readers.full_checks() > full2);
 
   // Another process commits: the kept snapshot is left, and the gate trusts nothing it did not check.
-  settle(g.m.fx.tmp.path());
+  g.m.fx.settle();
   g.earn_trust();
   append_file(g.m.fx.omp_path(), omp_line("gz000006", "gateotherword"));
   g.m.fx.index();
@@ -134,7 +134,7 @@ TEST_CASE("mcp freshness: a kept reader stats only the files inotify names, and 
   // transcript back, which a fresh build could not know of otherwise).
   write_file(g.m.fx.pi_path(), pi_text);
   g.found("gatepiword", kPiId);
-  settle(g.m.fx.tmp.path());
+  g.m.fx.settle();
   g.earn_trust();
   append_file(g.m.fx.codex_path(), codex_line("gatelastword"));
   g.found("gatelastword", kCodexId);
@@ -167,7 +167,7 @@ TEST_CASE("mcp freshness: without a trusted check every call takes the full one"
 
 TEST_CASE("mcp freshness: the binary stats no source path on a quiet call", "[mcp][watch]") {
   Mixed fx;
-  settle(fx.tmp.path());
+  fx.settle();
   fx.index();
   std::string strace;
   for (const char* dir : {"/usr/bin", "/bin", "/usr/local/bin"})

@@ -25,13 +25,6 @@ extern char** environ;
 
 namespace {
 
-// The sources an hour old: the quick check trusts no directory changed in the last two seconds.
-void settle_sources(const std::string& root) {
-  const auto past = fs::file_time_type::clock::now() - std::chrono::hours(1);
-  for (const auto& e : fs::recursive_directory_iterator(root)) fs::last_write_time(e.path(), past);
-  fs::last_write_time(root, past);
-}
-
 std::string trimmed(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   return s;
@@ -148,7 +141,7 @@ struct Served {
   std::string token;
 
   explicit Served(bool index_first = true) {
-    settle_sources(fx.tmp.path());
+    fx.settle();
     if (index_first) fx.index();
   }
   void start() {
@@ -205,22 +198,13 @@ struct Served {
   }
 };
 
-osearch::Context context_of(const Mixed& fx) {
-  osearch::GlobalOptions g;
-  g.index = fx.idx;
-  g.format = "json";
-  const auto s = fx.sources();
-  for (size_t i = 1; i < s.size(); i += 2) g.sources.push_back(s[i]);
-  return osearch::resolve_context(g);
-}
-
 }  // namespace
 
 TEST_CASE("serve: the API layer keeps one reader across calls and routes by method", "[serve]") {
   Mixed fx(false);
-  settle_sources(fx.tmp.path());
+  fx.settle();
   fx.index();
-  osearch::web::Api api(context_of(fx));
+  osearch::web::Api api(fx.context());
   auto call = [&](std::string_view method, std::string_view path, osearch::web::Params p = {}) {
     return api.handle(method, path, p);
   };
