@@ -68,7 +68,6 @@ uint64_t refresh_before_query(const Context& ctx, bool& stale) {
 }
 
 uint64_t refresh_changed(const Context& ctx, const WatchCheck& check, bool& stale) {
-  stale = false;
   return refresh_run(ctx, stale, &check);
 }
 

@@ -37,31 +37,30 @@ bool SourceGate::prepare(std::string_view record) {
   if (dirs.empty() || dirs.size() > max_watches_) return false;
   prepared_at_ = boottime_ns();
   if (!inotify_->sync(dirs).complete) return false;
-  prepared_ = true;
+  state_ = State::Prepared;
   return true;
 }
 
 std::optional<std::set<std::string>> SourceGate::changes(std::string_view record) {
-  const bool usable = trusted_ && record == record_ && boottime_ns() - full_check_at_ <= kFullCheckNs;
+  const bool usable = state_ == State::Trusted && record == record_ && boottime_ns() - full_check_at_ <= kFullCheckNs;
   distrust();
   if (!usable) return std::nullopt;
   InotifyWatch::Changes seen;
   if (!inotify_->drain(own_dir_, &seen) || seen.other) return std::nullopt;
   if (seen.files.empty()) {
-    trusted_ = true;  // nothing happened: the record still holds
+    state_ = State::Trusted;  // nothing happened: the record still holds
     return std::set<std::string>();
   }
-  pending_ = true;
+  state_ = State::Pending;
   return std::set<std::string>(seen.files.begin(), seen.files.end());
 }
 
 void SourceGate::trust(std::string_view record) {
-  if (prepared_)
+  if (state_ == State::Prepared)
     full_check_at_ = prepared_at_;
-  else if (!pending_)
+  else if (state_ != State::Pending)
     return;
-  prepared_ = pending_ = false;
-  trusted_ = true;
+  state_ = State::Trusted;
   record_.assign(record);
 }
 

@@ -55,13 +55,15 @@ class SourceGate {
   // check found and its snapshot holds `record`, exactly the one the run was to keep. Anything
   // else: no call, and the gate stays untrusted.
   void trust(std::string_view record);
-  void distrust() { prepared_ = pending_ = trusted_ = false; }
+  void distrust() { state_ = State::Untrusted; }
 
  private:
   std::string own_dir_;  // events about the index's own files are not source changes
   size_t max_watches_;
   std::unique_ptr<InotifyWatch> inotify_;
-  bool prepared_ = false, pending_ = false, trusted_ = false;
+  // Prepared: watching, before a full check; Pending: files handed out by changes(), unconfirmed.
+  enum class State { Untrusted, Prepared, Pending, Trusted };
+  State state_ = State::Untrusted;
   std::string record_;  // the trusted one
   int64_t prepared_at_ = 0, full_check_at_ = 0;  // CLOCK_BOOTTIME
 };

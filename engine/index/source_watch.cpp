@@ -161,12 +161,7 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
       const bool looked_at = !only || only->contains(path);
       if (only && looked_at && (flags & kTranscript)) ++out.only_seen;
       int err = 0;
-      PathStat is;
-      if (looked_at) {
-        is = stat_path(path, err);
-      } else {
-        is = was;  // (was.path is empty here: only a decode fills it)
-      }
+      const PathStat is = looked_at ? stat_path(path, err) : was;
       const Seen seen = judge(was, is, flags & kTranscript);
       if (seen == Seen::Moved) {
         out.layout_changed = true;
