@@ -1,7 +1,9 @@
 // Bounded identifiers (ingest/bounded_id.h) and the Claude adapter's use of them and of the
 // repair pass: a transcript field of any length leaves ingest/ as a bounded, deterministic id; and
-// the session id as the text index keeps it (session_value).
+// a session's value in the text index (its number, engine/store/session_numbers.h).
 #include "ingest/bounded_id.h"
+
+#include "engine/store/session_numbers.h"
 
 #include <catch2/catch.hpp>
 
@@ -107,33 +109,25 @@ TEST_CASE("SessionRec keeps a long session id as written; version-1 records stil
   CHECK(v1->project == "p");
 }
 
-TEST_CASE("session_value: one value per session id, and back", "[index][values]") {
-  const std::string uuid = "1af7fc5e-8455-4414-9ccd-011d40f70b2a";
-  CHECK(session_value(uuid).size() == 17);  // a canonical UUID as its 16 bytes
-  const std::vector<std::string> ids = {
-      uuid,
-      "1AF7FC5E-8455-4414-9CCD-011D40F70B2A",  // upper case: kept as written
-      "1af7fc5e-8455-4414-9ccd-011d40f70b2g",  // not hex
-      "1af7fc5e08455-4414-9ccd-011d40f70b2a",  // a dash missing
-      "1af7fc5e-8455-4414-9ccd-011d40f70b2",   // short
-      "rollout-2025-01-01T00-00-00-1af7fc5e",  // 36 bytes, not a UUID
-      "memory/abc",
-      "",
-      std::string("\x01") + std::string(16, 'a'),  // what an encoded UUID looks like
-      std::string("\x00", 1) + "x",
-      std::string("\x01", 1),
-      "agent-a1b2c3",
-  };
+TEST_CASE("session numbers: one short value per number, and back", "[index][values]") {
+  CHECK(session_number_value(1) == std::string("\x01"));
+  CHECK(session_number_value(255).size() == 1);
+  CHECK(session_number_value(256) == std::string("\x01\x00", 2));  // a zero byte inside is kept
+  CHECK(session_number_value(70000).size() == 3);
+  CHECK(session_number_value(UINT32_MAX).size() == 4);
   std::set<std::string> values;
-  for (const auto& id : ids) {
-    INFO(id);
-    const std::string v = session_value(id);
-    CHECK(session_of_value(v) == id);
+  for (uint32_t n : {1u, 2u, 127u, 128u, 255u, 256u, 257u, 65535u, 65536u, 16777215u, 16777216u, UINT32_MAX}) {
+    INFO(n);
+    const std::string v = session_number_value(n);
+    CHECK(number_of_session_value(v) == std::optional<uint32_t>(n));
     values.insert(v);
   }
-  CHECK(values.size() == ids.size());
-  // Every byte pattern of a UUID survives, both ends of each nibble included.
-  for (const std::string id : {"00000000-0000-0000-0000-000000000000", "ffffffff-ffff-ffff-ffff-ffffffffffff",
-                               "0123abcd-ef45-6789-a0b1-c2d3e4f56789"})
-    CHECK(session_of_value(session_value(id)) == id);
+  CHECK(values.size() == 12);
+  // What is no number: a memory's collapse value, nothing, a leading zero byte, five bytes.
+  CHECK_FALSE(number_of_session_value("memory/abc"));
+  CHECK_FALSE(number_of_session_value(""));
+  CHECK_FALSE(number_of_session_value(std::string("\x00\x01", 2)));
+  CHECK_FALSE(number_of_session_value(std::string("\x01\x00\x00\x00\x00", 5)));
+  CHECK_THROWS(next_session_number(UINT32_MAX));
+  CHECK(next_session_number(41) == 42);
 }

@@ -183,7 +183,8 @@ std::vector<std::string> fingerprint(const std::string& idx) {
     Xapian::Document doc = x.get_document(*it);
     if (!is_live(doc, r.epochs())) continue;
     std::string key = doc.get_value(kSlotKey);
-    live.push_back(key.empty() ? "X title " + session_of_value(doc.get_value(kSlotSession)) : "X doc " + hex(key));
+    live.push_back(key.empty() ? "X title " + r.session_of_value(doc.get_value(kSlotSession)).value_or("(no session)")
+                                : "X doc " + hex(key));
   }
   std::sort(live.begin(), live.end());
   fp.insert(fp.end(), live.begin(), live.end());

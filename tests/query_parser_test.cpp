@@ -46,7 +46,7 @@ void add_doc(Xapian::WritableDatabase& db, const DocSpec& d) {
     if (!d.model.empty()) doc.add_boolean_term(boolean_term(prefix::kModel, d.model));
     if (!d.branch.empty()) doc.add_boolean_term(boolean_term(prefix::kBranch, d.branch));
     for (const auto& t : d.tools) doc.add_boolean_term(boolean_term(prefix::kTool, t));
-    doc.add_value(kSlotSession, session_value(d.session));
+    doc.add_value(kSlotSession, d.session);  // one value per session: all a collapse needs
     doc.add_value(kSlotKey, d.name);
     db.add_document(doc);
 }

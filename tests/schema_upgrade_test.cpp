@@ -149,6 +149,9 @@ TEST_CASE("upgrade: a schema-16 index (stop 17) keeps its archived sessions and 
 TEST_CASE("upgrade: a schema-17 index (stop 23) keeps its archived sessions and memories", "[upgrade][archive]") {
   check_upgrade_from(17);
 }
+TEST_CASE("upgrade: a schema-18 index (stop 31) keeps its archived sessions and memories", "[upgrade][archive]") {
+  check_upgrade_from(18);
+}
 
 TEST_CASE("upgrade: every fixture's schema is carried over, and the newest is at most one step behind",
           "[upgrade][archive]") {

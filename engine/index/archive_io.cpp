@@ -108,7 +108,9 @@ ArchiveTables ArchiveTables::of(const Dbis& db) {
 //   16 -> 17 keyed msg_uuid session first and gave message documents a uuid term: both are
 //            derived (write_session, and the rebuild's documents), so no record changes;
 //   17 -> 18 keeps a UUID session id in the documents' session slot as 16 bytes (session_value):
-//            the rebuild's documents carry it, no record changes.
+//            the rebuild's documents carry it, no record changes;
+//   18 -> 19 puts the session's number in that slot (engine/store/session_numbers.h): the new
+//            env numbers its sessions as the rebuild builds their documents, no record changes.
 std::optional<SchemaSteps> schema_steps(uint64_t from, uint64_t to) {
   if (from < kOldestMigratedSchema || from > to || to > kSchemaVersion) return std::nullopt;
   SchemaSteps s;

@@ -14,6 +14,7 @@
 #include "engine/store/codec.h"
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
+#include "engine/store/session_numbers.h"
 #include "engine/store/store.h"
 #include "engine/store/text_log.h"
 
@@ -139,10 +140,12 @@ class ImportBatch {
     if (pending_.empty()) return;
     const Dbis& db = store_.db();
     LmdbTxn w(store_.env(), false);
+    std::vector<uint32_t> numbers;  // of pending_'s sessions (engine/store/session_numbers.h)
     for (auto& s : pending_) {
       s.rec.source_deleted = true;  // an imported session's files are on another machine, or gone
       s.rec_bytes = s.rec.encode();
       write_session(w, db, log_, s);
+      numbers.push_back(ensure_session_number(w, db, s.id));
     }
     std::unordered_map<std::string, std::string> tool_names;  // "<sid>\0<tool id>" key -> name
     for (const auto& s : pending_)
@@ -158,16 +161,16 @@ class ImportBatch {
         names.push_back(std::move(n));
       }
     size_t i = 0;
-    for (const auto& s : pending_)
-      for (const auto& [m, text] : s.messages)
-        docs.push_back({&m, text, &s.rec, &names[i++], xapian_.epoch_of(s.id)});
+    for (size_t k = 0; k < pending_.size(); ++k)
+      for (const auto& [m, text] : pending_[k].messages)
+        docs.push_back({&m, text, &pending_[k].rec, &names[i++], xapian_.epoch_of(pending_[k].id), numbers[k]});
     if (!docs.empty()) {
       auto shards = xapian_.start_shards(docs, 1);
       shards->wait();
       for (const auto& name : shards->names()) layout_.shards.push_back(name);
     }
-    for (const auto& s : pending_)
-      if (s.rec.message_count || s.rec.has_main) xapian_.set_session_title(s.rec);
+    for (size_t k = 0; k < pending_.size(); ++k)
+      if (pending_[k].rec.message_count || pending_[k].rec.has_main) xapian_.set_session_title(pending_[k].rec, numbers[k]);
     xapian_.commit();
     log_.sync();
     if (o_.at_point) o_.at_point("shards");

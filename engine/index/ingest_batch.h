@@ -79,6 +79,8 @@ class IngestBatch {
     // sessions), so their uuids need no lookup.
     bool absent_from_store = false;
     std::vector<std::string> committed_titles;  // what its title document holds
+    uint32_t number = 0;         // engine/store/session_numbers.h; 0 until the flush gives it
+    bool number_is_new = false;  // to write with the batch's records
   };
 
   const LmdbTxn& reader();
@@ -115,6 +117,7 @@ class IngestBatch {
   void write_lmdb(LmdbTxn& txn);  // the records (no file offsets, no shard list); the caller commits
   void write_file_states(LmdbTxn& txn, const std::map<std::string, FileState>& states);
   void finish_in_flight();
+  void number_sessions();  // every touched session's number, before its documents are built
 
   // A batch whose records are committed while its shards are still being written.
   struct InFlight {

@@ -3,6 +3,7 @@
 #include <set>
 
 #include "engine/store/codec.h"
+#include "engine/store/session_numbers.h"
 #include "engine/index/ingest_batch.h"
 #include "engine/store/trace.h"
 
@@ -29,6 +30,7 @@ void IngestBatch::flush() {
     return;
   }
   PhaseTimer timer("flush");
+  number_sessions();
   auto flight = std::make_unique<InFlight>();
   // 1. Xapian. New messages go to fresh shard databases (in parallel for big batches): a fresh
   // database takes documents several times faster than a large one, and a shard only becomes part
@@ -36,9 +38,10 @@ void IngestBatch::flush() {
   // message here is a new (session, uuid) pair, so no shard repeats another. Title documents are
   // replaced in place in the titles database.
   flight->docs.reserve(messages_.size());
-  for (const auto& pm : messages_)
-    flight->docs.push_back({&pm.rec, pm.text, &sessions_.at(pm.rec.session_id).rec, &pm.tool_names,
-                            xapian_.epoch_of(pm.rec.session_id)});
+  for (const auto& pm : messages_) {
+    const TouchedSession& ts = sessions_.at(pm.rec.session_id);
+    flight->docs.push_back({&pm.rec, pm.text, &ts.rec, &pm.tool_names, xapian_.epoch_of(pm.rec.session_id), ts.number});
+  }
   if (!flight->docs.empty())
     flight->shards = xapian_.start_shards(flight->docs, pending_bytes_ >= kParallelShardBytes ? 2 : 1);
   // 2. The text log, while the shards are written: durable before step A points into it.
@@ -54,7 +57,7 @@ void IngestBatch::flush() {
   for (auto& [id, ts] : sessions_) {
     if (ts.rec.message_count == 0 && !ts.rec.has_main) continue;
     if (ts.rec.searchable_titles() != ts.committed_titles || !ts.exists_in_store) {
-      xapian_.set_session_title(ts.rec);
+      xapian_.set_session_title(ts.rec, ts.number);
       titles_changed = true;
     }
   }
@@ -111,6 +114,27 @@ void IngestBatch::flush() {
   pending_bytes_ = 0;
   pending_lines_ = 0;
   // early_facts_ survive: their session may still appear in a later batch of the same run.
+}
+
+// Numbers are looked up in a fresh snapshot (another writer of this process, a rebuild's or an
+// import's, may have numbered sessions since this batch's lookups began) and given in order after
+// the last one there; they are written with the records in step A, before any document that holds
+// them is listed (step B): a crash before step A leaves only unlisted shards with them.
+void IngestBatch::number_sessions() {
+  reader_.reset();
+  const Dbis& db = store_.db();
+  uint32_t last = 0;
+  bool last_read = false;
+  for (auto& [id, ts] : sessions_) {
+    if (ts.number) continue;
+    if (auto n = find_session_number(reader(), db, id)) {
+      ts.number = *n;
+      continue;
+    }
+    if (!last_read) last = last_session_number(reader(), db), last_read = true;
+    ts.number = last = next_session_number(last);
+    ts.number_is_new = true;
+  }
 }
 
 // Step B for the batch in flight: wait for its shards, then make them and its file offsets part of
@@ -212,6 +236,8 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
     }
     if (s && s->rec.jsonl_path == path) s->rec.source_deleted = true;
   }
+  for (auto& [id, ts] : sessions_)
+    if (ts.number_is_new) put_session_number(txn, db, id, ts.number);
   for (auto& [id, ts] : sessions_) {
     // A Claude transcript with no messages is not a session (summary-only files title others); a
     // header made one (add_header).

@@ -43,7 +43,7 @@ Xapian::Document memory_document(DocBuilder& builder, const memory::Record& r) {
   if (!r.project.empty()) doc.add_boolean_term(boolean_term(prefix::kProject, r.project));
   if (!r.active()) doc.add_boolean_term(std::string(kMemoryDeletedTerm));
   doc.add_value(kSlotTime, time_value(r.created_at));
-  doc.add_value(kSlotSession, session_value("memory/" + r.id));
+  doc.add_value(kSlotSession, "memory/" + r.id);  // never a session number (session_numbers.h)
   doc.add_value(kSlotKey, "");
   doc.add_value(kSlotMemory, r.id);
   doc.add_value(kSlotMemorySig, sig);

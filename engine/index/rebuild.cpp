@@ -12,6 +12,7 @@
 #include "engine/store/index_damage.h"
 #include "engine/store/lmdb_check.h"
 #include "engine/store/records_store.h"
+#include "engine/store/session_numbers.h"
 #include "engine/index/salvage.h"
 #include "engine/store/text_log.h"
 
@@ -144,8 +145,22 @@ void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout,
   }
   TextLogReader text;
   text.open(store.dir(), parts.text_bytes, parts.text_entries, parts.text_log);  // throws IndexDamaged
+  // The sessions' numbers (engine/store/session_numbers.h), given here where their documents are
+  // built: before the titles, and for a message without a session record before its shard.
+  std::map<std::string, uint32_t, std::less<>> numbers;
+  auto number_all = [&](const auto& ids) {
+    LmdbTxn w(store.env(), false);
+    for (const std::string& id : ids)
+      if (!numbers.count(id)) numbers.emplace(id, ensure_session_number(w, db, id));
+    w.commit();
+  };
+  {
+    std::vector<std::string> ids;
+    for (const auto& [id, s] : sessions) ids.push_back(id);
+    number_all(ids);
+  }
   for (const auto& [id, s] : sessions)
-    if (s.message_count || s.has_main) xapian.set_session_title(s);
+    if (s.message_count || s.has_main) xapian.set_session_title(s, numbers.at(id));
   xapian.commit();
 
   struct Pending {
@@ -156,12 +171,16 @@ void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout,
   const SessionRec no_session;
   auto write_shard = [&] {
     if (pending.empty()) return;
+    std::vector<std::string> unnumbered;
+    for (const auto& p : pending)
+      if (!numbers.count(p.rec.session_id)) unnumbered.push_back(p.rec.session_id);
+    if (!unnumbered.empty()) number_all(unnumbered);
     std::vector<MessageDoc> docs;
     docs.reserve(pending.size());
     for (const auto& p : pending) {
       auto s = sessions.find(p.rec.session_id);
       docs.push_back({&p.rec, text.text(p.rec.text_offset, p.rec.text_len), s == sessions.end() ? &no_session : &s->second,
-                      &p.tool_names, 0});
+                      &p.tool_names, 0, numbers.at(p.rec.session_id)});
     }
     auto shards = xapian.start_shards(docs, threads);
     shards->wait();

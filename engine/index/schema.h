@@ -11,8 +11,9 @@ namespace osearch {
 // 14: tc_by_path reversed, extra paths, failed_results; 15: subagent usage/model/run;
 // 16: largest usage per API message, usage_agg/tool_agg/file_agg;
 // 17: msg_uuid keyed sid\0uuid, message documents carry the uuid term (XU);
-// 18: documents' session slot holds session_value (a UUID as 16 bytes)
-inline constexpr uint64_t kSchemaVersion = 18;
+// 18: documents' session slot holds session_value (a UUID as 16 bytes);
+// 19: documents' session slot holds the session's number (session_numbers, sessions_by_number)
+inline constexpr uint64_t kSchemaVersion = 19;
 
 // The oldest schema whose archived sessions an upgrade carries over (see schema_steps).
 inline constexpr uint64_t kOldestMigratedSchema = 10;

@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "engine/store/codec.h"
+#include "engine/store/records_store.h"
+#include "engine/store/session_numbers.h"
 #include "engine/store/index_damage.h"
 #include "ingest/bounded_id.h"
 #include "ingest/worker_thread.h"
@@ -36,62 +38,10 @@ std::vector<std::string> sessions_with_uuid_term(const Xapian::Database& db, std
   std::vector<std::string> out;
   const std::string term = boolean_term(prefix::kMessageUuid, uuid);
   for (auto it = db.postlist_begin(term); it != db.postlist_end(term); ++it) {
-    std::string sid = session_of_value(db.get_document(*it, Xapian::DOC_ASSUME_VALID).get_value(kSlotSession));
+    std::string sid = session_of_message_key(db.get_document(*it, Xapian::DOC_ASSUME_VALID).get_value(kSlotKey));
     if (!sid.empty() && std::find(out.begin(), out.end(), sid) == out.end()) out.push_back(std::move(sid));
   }
   return out;
-}
-
-namespace {
-constexpr char kUuidMark = '\x01', kEscapeMark = '\x00';
-constexpr size_t kUuidChars = 36, kUuidBytes = 16;
-constexpr std::string_view kHex = "0123456789abcdef";
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  return -1;  // upper case too: it would not come back as written
-}
-
-bool uuid_dash_at(size_t i) { return i == 8 || i == 13 || i == 18 || i == 23; }
-}  // namespace
-
-std::string session_value(std::string_view id) {
-  if (id.size() == kUuidChars) {
-    std::string v(1 + kUuidBytes, kUuidMark);
-    size_t out = 1;
-    bool canonical = true;
-    for (size_t i = 0; i < kUuidChars && canonical;) {
-      if (uuid_dash_at(i)) {
-        canonical = id[i] == '-';
-        ++i;
-        continue;
-      }
-      const int hi = hex_digit(id[i]), lo = hex_digit(id[i + 1]);
-      canonical = hi >= 0 && lo >= 0;
-      v[out++] = static_cast<char>(hi << 4 | lo);
-      i += 2;
-    }
-    if (canonical) return v;
-  }
-  if (!id.empty() && (id[0] == kUuidMark || id[0] == kEscapeMark)) return kEscapeMark + std::string(id);
-  return std::string(id);
-}
-
-std::string session_of_value(std::string_view v) {
-  if (v.size() == 1 + kUuidBytes && v[0] == kUuidMark) {
-    std::string id;
-    id.reserve(kUuidChars);
-    for (size_t k = 0; k < kUuidBytes; ++k) {
-      if (uuid_dash_at(id.size())) id += '-';
-      const auto b = static_cast<unsigned char>(v[1 + k]);
-      id += kHex[b >> 4];
-      id += kHex[b & 15];
-    }
-    return id;
-  }
-  if (!v.empty() && v[0] == kEscapeMark) v.remove_prefix(1);
-  return std::string(v);
 }
 
 std::string time_value(int64_t ms) {
@@ -166,13 +116,13 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   if (m.hidden_by_default()) doc.add_boolean_term(std::string(prefix::kHidden));
   doc.add_boolean_term(boolean_term(prefix::kMessageUuid, m.uuid));
   doc.add_value(kSlotTime, time_value(m.timestamp_ms));
-  doc.add_value(kSlotSession, session_value(m.session_id));
+  doc.add_value(kSlotSession, session_number_value(d.session_number));
   doc.add_value(kSlotKey, m.key);
   if (d.epoch) doc.add_value(kSlotEpoch, epoch_value(d.epoch));
   return doc;
 }
 
-Xapian::Document DocBuilder::title(const SessionRec& s) {
+Xapian::Document DocBuilder::title(const SessionRec& s, uint32_t session_number) {
   Xapian::Document doc;
   const std::vector<std::string> titles = s.searchable_titles();
   for (size_t i = 0; i < titles.size(); ++i) index_text(doc, titles[i], i == 0);  // phrases: the shown title
@@ -183,7 +133,7 @@ Xapian::Document DocBuilder::title(const SessionRec& s) {
   doc.add_boolean_term(boolean_term(prefix::kAgent, s.agent));
   doc.add_boolean_term(boolean_term(prefix::kType, "summary"));
   doc.add_value(kSlotTime, time_value(s.ended_at));
-  doc.add_value(kSlotSession, session_value(s.id));
+  doc.add_value(kSlotSession, session_number_value(session_number));
   doc.add_value(kSlotKey, "");
   return doc;
 }
@@ -299,13 +249,13 @@ Xapian::WritableDatabase& TextIndexWriter::titles_db() {
   return db_;
 }
 
-void TextIndexWriter::set_session_title(const SessionRec& s) {
+void TextIndexWriter::set_session_title(const SessionRec& s, uint32_t session_number) {
   std::string uid = DocBuilder::title_unique_term(s.id);
   if (s.title().empty()) {
     titles_db().delete_document(uid);
     return;
   }
-  titles_db().replace_document(uid, builder_.title(s));
+  titles_db().replace_document(uid, builder_.title(s, session_number));
 }
 
 void TextIndexWriter::delete_session_title(std::string_view session_id) {

@@ -50,28 +50,20 @@ inline constexpr std::string_view kMessageUuid = "XU";  // the message's uuid: f
 }  // namespace prefix
 
 inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms)
-inline constexpr Xapian::valueno kSlotSession = 1;  // session_value(session id): the collapse key
+inline constexpr Xapian::valueno kSlotSession = 1;  // the session's number (engine/store/session_numbers.h): the collapse key
 inline constexpr Xapian::valueno kSlotKey = 2;      // LMDB message key ("" for title docs)
 inline constexpr Xapian::valueno kSlotEpoch = 3;    // session epoch, absent while it is 0
 inline constexpr Xapian::valueno kSlotMemory = 4;   // memory documents only: the memory id (memory_index.h)
-
-// The session slot's value for a session id, and back. A query reads it for every matching document
-// (collapsing, counting), so a canonical UUID, as Claude Code, Codex and pi write them, is kept as
-// its 16 bytes after a 0x01 mark: half the value stream to read. Any other id is kept as it is,
-// behind a 0x00 mark when it starts with one of the two. One id, one value: collapsing by value
-// is collapsing by session.
-std::string session_value(std::string_view session_id);
-std::string session_of_value(std::string_view value);
 
 // Session id -> epoch, for the (few) sessions that were ever dropped and re-read.
 using SessionEpochs = std::unordered_map<std::string, uint32_t>;
 std::string epoch_value(uint32_t epoch);
 
-// The same epochs as a query meets them: keyed by the documents' session value, so that checking
-// a matching document (every one, once a session was re-read) decodes nothing.
+// The same epochs as a query meets them: keyed by the documents' session value (the session's
+// number), so that checking a matching document (every one, once a session was re-read) decodes nothing.
 class DocumentEpochs {
  public:
-  void add(std::string_view session_id, uint32_t epoch) { by_value_.emplace(session_value(session_id), epoch); }
+  void add(std::string session_value, uint32_t epoch) { by_value_.emplace(std::move(session_value), epoch); }
   void clear() { by_value_.clear(); }
   bool empty() const { return by_value_.empty(); }
   // The epoch of the session whose value is `value`, or null when it was never re-read.
@@ -92,7 +84,8 @@ inline constexpr size_t kMaxBooleanTermBytes = 240;
 std::string boolean_term(std::string_view pfx, std::string_view value);
 std::string time_value(int64_t ms);
 
-// Session ids of the message documents whose uuid term is `uuid` (as stored: bounded), each once.
+// Session ids of the message documents whose uuid term is `uuid` (as stored: bounded), each once
+// (read from their message key: no session number to look up).
 // Candidates only: the term is lower-cased and an older epoch's documents keep theirs, so callers
 // confirm each in `msg_uuid` (message_uuid_key). This is how a uuid alone is found: `msg_uuid` is
 // keyed session first so that indexing appends beside each session instead of all over the tree.
@@ -105,13 +98,14 @@ struct MessageDoc {
   const SessionRec* session;
   const std::vector<std::string>* tool_names;
   uint32_t epoch = 0;
+  uint32_t session_number = 0;  // the session's (engine/store/session_numbers.h)
 };
 
 // Builds documents; one per thread (it reuses buffers).
 class DocBuilder {
  public:
   Xapian::Document message(const MessageDoc& m);
-  Xapian::Document title(const SessionRec& s);
+  Xapian::Document title(const SessionRec& s, uint32_t session_number);
   static std::string title_unique_term(std::string_view session_id);
   // Free text the way messages are indexed (engine/index/memory_index.cpp: memory documents).
   void add_text(Xapian::Document& doc, std::string_view text, bool positions) { index_text(doc, text, positions); }
@@ -181,7 +175,7 @@ class TextIndexWriter {
   // Throws IndexDamaged when a database the layout lists is missing or a link (check_layout).
   TextIndexWriter(const std::string& index_dir, const XapianLayout& layout);
   static void check_layout(const std::string& index_dir, const XapianLayout& layout);
-  void set_session_title(const SessionRec& s);
+  void set_session_title(const SessionRec& s, uint32_t session_number);
   void delete_session_title(std::string_view session_id);
   void commit();  // the titles database (shards commit as they are written)
 

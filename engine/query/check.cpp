@@ -1,4 +1,7 @@
 #include "engine/query/check.h"
+
+#include "engine/store/codec.h"
+#include "engine/store/session_numbers.h"
 #include "engine/index/source_watch.h"
 #include "engine/store/memory_store.h"
 
@@ -85,8 +88,9 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
                          {"session_files", db.session_files}, {"workflows", db.workflows},
                          {"workflow_agents", db.workflow_agents}, {"epochs", db.epochs}, {"memories", db.memories},
                          {"failed_results", db.failed_results}, {"usage_agg", db.usage_agg}, {"tool_agg", db.tool_agg},
-                         {"file_agg", db.file_agg}, {"file_links", db.file_links}};
-  uint64_t titled = 0, in_flight_messages = 0, text_outside = 0;
+                         {"file_agg", db.file_agg}, {"file_links", db.file_links},
+                         {"session_numbers", db.session_numbers}, {"sessions_by_number", db.sessions_by_number}};
+  uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0;
   for (const auto& [name, dbi] : all) {
     uint64_t entries = 0, bad = 0;
     const std::string_view n(name);
@@ -100,6 +104,7 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
         auto s = SessionRec::decode(v);
         if (!s) ++bad;
         else if (!s->title().empty()) ++titled;
+        if (s && !find_session_number(txn, db, k)) ++unnumbered;  // its documents' value says nothing
       } else if (n == "messages") {
         auto m = MessageRec::decode(k, v);
         if (!m) {
@@ -119,6 +124,11 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
         bad += !SubagentRec::decode(v);
       } else if (n == "epochs") {
         bad += v.size() != 4;
+      } else if (n == "session_numbers") {
+        // Both directions name the same pair (engine/store/session_numbers.h).
+        bad += v.size() != 4 || session_of_number(txn, db, get_be32(v)) != std::optional<std::string>(std::string(k));
+      } else if (n == "sessions_by_number") {
+        bad += k.size() != 4 || find_session_number(txn, db, v) != std::optional<uint32_t>(get_be32(k));
       }
     }
     if (entries != Store::entries(txn, dbi))
@@ -132,6 +142,7 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
   if (text_outside)
     out += "P " + std::to_string(text_outside) + " messages point past the committed text log (" +
            std::to_string(text_bytes) + " bytes)\n";
+  if (unnumbered) out += "P " + std::to_string(unnumbered) + " sessions have no number (`session_numbers`)\n";
   fact("titled_sessions", titled);
   fact("in_flight_messages", in_flight_messages);
   return out;

@@ -128,7 +128,10 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     std::string_view sid = e.key.substr(0, z);
     if (scope.active() && !scope.allows(std::string(sid))) continue;
     if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()))) continue;
-    if (sid != run.sid) run = {sid, superseded_entries && reader.epochs().find(session_value(sid)) != nullptr};
+    if (sid != run.sid) {
+      const auto value = superseded_entries ? reader.session_value(sid) : std::nullopt;
+      run = {sid, value && reader.epochs().find(*value) != nullptr};
+    }
     if (check_records || run.dropped) {
       auto msg = reader.message(e.key);
       if (!msg || msg->text_offset != start) continue;  // superseded entry

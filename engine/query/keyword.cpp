@@ -46,7 +46,7 @@ class HitDecider : public Xapian::MatchDecider {
     if (std::string id = doc.get_value(kSlotMemory); !id.empty())
       return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
     if (!is_live(doc, epochs_)) return false;
-    return !scope_ || scope_->allows(session_of_value(doc.get_value(kSlotSession)));
+    return !scope_ || scope_->allows_value(doc.get_value(kSlotSession));
   }
 
  private:
@@ -126,8 +126,8 @@ class PageTerms {
 
 // Per session of `hits`, how many documents match `q` (a ValueCountMatchSpy over the query limited
 // to those sessions).
-std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xapian::Database& db, const Xapian::Query& q,
-                                                                      const DocumentEpochs& epochs,
+std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const IndexReader& reader,
+                                                                      const Xapian::Database& db, const Xapian::Query& q,
                                                                       const std::vector<Hit>& hits) {
   std::map<std::string, Xapian::doccount, std::less<>> counts;
   std::vector<Xapian::Query> sessions;
@@ -141,17 +141,17 @@ std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Xap
   count.set_weighting_scheme(Xapian::BoolWeight());
   Xapian::ValueCountMatchSpy per_session(kSlotSession);
   count.add_matchspy(&per_session);
-  const HitDecider live(nullptr, epochs);
+  const HitDecider live(nullptr, reader.epochs());
   count.get_mset(0, 0, db.get_doccount(), nullptr, live.active() ? &live : nullptr);
   for (auto it = per_session.values_begin(); it != per_session.values_end(); ++it)
-    counts.emplace(session_of_value(*it), it.get_termfreq());
+    if (auto sid = reader.session_of_value(*it)) counts.emplace(std::move(*sid), it.get_termfreq());
   return counts;
 }
 
 // The hits' sessions whose title document matches `q`. Each title document has a term of its own,
 // so this reads one-document posting lists, not the sessions' terms, whose lists hold every message.
-std::set<std::string, std::less<>> titles_matching(const Xapian::Database& db, const Xapian::Query& q,
-                                                   const std::vector<Hit>& hits) {
+std::set<std::string, std::less<>> titles_matching(const IndexReader& reader, const Xapian::Database& db,
+                                                   const Xapian::Query& q, const std::vector<Hit>& hits) {
   std::set<std::string, std::less<>> out;
   std::vector<Xapian::Query> titles;
   for (const Hit& h : hits)
@@ -161,7 +161,8 @@ std::set<std::string, std::less<>> titles_matching(const Xapian::Database& db, c
   enq.set_query(Xapian::Query(Xapian::Query::OP_FILTER, q, Xapian::Query(Xapian::Query::OP_OR, titles.begin(), titles.end())));
   enq.set_weighting_scheme(Xapian::BoolWeight());
   const Xapian::MSet m = enq.get_mset(0, static_cast<Xapian::doccount>(titles.size()));
-  for (auto it = m.begin(); it != m.end(); ++it) out.insert(session_of_value(it.get_document().get_value(kSlotSession)));
+  for (auto it = m.begin(); it != m.end(); ++it)
+    if (auto sid = reader.session_of_value(it.get_document().get_value(kSlotSession))) out.insert(std::move(*sid));
   return out;
 }
 
@@ -169,19 +170,20 @@ std::set<std::string, std::less<>> titles_matching(const Xapian::Database& db, c
 // when it saw every match, less a matching title document; otherwise in one pass over the query
 // restricted to the hits' sessions (one count per session read the query terms' posting lists once
 // per hit: 2,600 block reads for a two-word query on the 500 MB corpus).
-void count_session_matches(const Xapian::Database& db, const Xapian::Query& q, const DocumentEpochs& epochs,
+void count_session_matches(const IndexReader& reader, const Xapian::Database& db, const Xapian::Query& q,
                            const SessionTally* tally, std::vector<Hit>& hits) {
   if (tally) {
-    const auto titled = titles_matching(db, q, hits);
+    const auto titled = titles_matching(reader, db, q, hits);
     for (Hit& h : hits) {
       if (h.memory) continue;
-      const Xapian::doccount docs = tally->documents(h.session.id), title = titled.count(h.session.id);
+      const std::optional<std::string> value = reader.session_value(h.session.id);
+      const Xapian::doccount docs = value ? tally->documents(*value) : 0, title = titled.count(h.session.id);
       h.match_count = docs - std::min(docs, title);  // the tally saw the title too: never below zero
     }
     return;
   }
   const Xapian::Query title_docs{std::string(prefix::kTitleDoc)};
-  const auto counts = count_in_sessions(db, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), epochs, hits);
+  const auto counts = count_in_sessions(reader, db, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), hits);
   for (Hit& h : hits)
     if (!h.memory)
       if (auto c = counts.find(h.session.id); c != counts.end()) h.match_count = c->second;
@@ -313,7 +315,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     tally_whole = again.saw_every_match();
   }
   const std::vector<PageItem> page =
-      reordered ? page_newest_first(enq, mset, tally, offset, limit, md, reader.memories().empty())
+      reordered ? page_newest_first(enq, mset, tally, offset, limit, md, reader.memories().empty(),
+                                    [&reader](std::string_view v) { return reader.session_of_value(v); })
                 : page_items(mset, 0, limit);
   result.total = tally_whole ? tallied_by->sessions() : mset.get_matches_estimated();
   result.total_exact = tally_whole || mset.get_matches_lower_bound() == mset.get_matches_upper_bound();
@@ -351,7 +354,9 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
       result.hits.push_back(std::move(hit));
       continue;
     }
-    std::string sid = session_of_value(doc.get_value(kSlotSession));
+    std::optional<std::string> value_sid = reader.session_of_value(doc.get_value(kSlotSession));
+    if (!value_sid) continue;  // numbered after this reader's snapshot: not an answer yet
+    std::string sid = std::move(*value_sid);
     std::string key = doc.get_value(kSlotKey);
     auto sit = sessions.find(sid);
     if (sit == sessions.end()) {
@@ -380,7 +385,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     hit.match_count = o.by_message ? 1 : 0;  // a session's: count_session_matches below
     result.hits.push_back(std::move(hit));
   }
-  if (!o.by_message) count_session_matches(db, q, reader.epochs(), tally_whole ? tallied_by : nullptr, result.hits);
+  if (!o.by_message) count_session_matches(reader, db, q, tally_whole ? tallied_by : nullptr, result.hits);
   timer.mark("hits");
   return result;
 }

@@ -24,8 +24,8 @@ void SessionTally::operator()(const Xapian::Document& doc, double weight) {
   }
 }
 
-Xapian::doccount SessionTally::documents(const std::string& sid) const {
-  auto it = per_session_.find(session_value(sid));
+Xapian::doccount SessionTally::documents(const std::string& session_value) const {
+  auto it = per_session_.find(session_value);
   return it == per_session_.end() ? 0 : it->second.documents;
 }
 
@@ -90,7 +90,8 @@ std::optional<std::vector<PageItem>> reorder_ties(const Xapian::MSet& top, const
 
 std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet& top, const SessionTally& tally,
                                         Xapian::doccount offset, Xapian::doccount limit,
-                                        const Xapian::MatchDecider* md, bool sessions_only) {
+                                        const Xapian::MatchDecider* md, bool sessions_only,
+                                        const std::function<std::optional<std::string>(std::string_view)>& session_of) {
   if (auto page = reorder_ties(top, tally, offset, limit)) return std::move(*page);
   const Xapian::doccount last = std::min<Xapian::doccount>(top.size(), offset + limit);
   if (last == 0) return {};
@@ -107,12 +108,14 @@ std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet
   // A session's posting list costs about what matching 64 documents again does (2 GB, in process:
   // restricting won for 2,600 matches over 25 sessions, lost for 1,000 over 24).
   constexpr size_t kMatchesPerSession = 64;
-  if (sessions_only && values.size() * kMatchesPerSession <= tally.seen() &&
-      std::none_of(values.begin(), values.end(), [](const std::string& v) { return v.empty(); })) {
+  if (sessions_only && values.size() * kMatchesPerSession <= tally.seen()) {
     std::vector<Xapian::Query> sessions;
-    for (const std::string& v : values) sessions.emplace_back(boolean_term(prefix::kSession, session_of_value(v)));
-    enq.set_query(Xapian::Query(Xapian::Query::OP_FILTER, enq.get_query(),
-                                Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end())));
+    for (const std::string& v : values)
+      if (auto sid = session_of(v)) sessions.emplace_back(boolean_term(prefix::kSession, *sid));
+    // Restricted only when every value names its session: one that does not would drop its documents.
+    if (sessions.size() == values.size())
+      enq.set_query(Xapian::Query(Xapian::Query::OP_FILTER, enq.get_query(),
+                                  Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end())));
   }
   // Only documents at least as heavy as the edge can be on the page (a weight cutoff), with a few
   // ulps of slack in case Xapian sums the same weights in another order: a lighter document costs

@@ -12,7 +12,10 @@
 
 #include <xapian.h>
 
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -31,8 +34,9 @@ class SessionTally : public Xapian::MatchSpy {
   bool saw_every_match() const { return docs_ < limit_; }
   size_t sessions() const { return per_session_.size() + unkeyed_; }
   Xapian::doccount seen() const { return docs_; }  // documents it was shown
-  // The session's matching documents, its title document included when it matched.
-  Xapian::doccount documents(const std::string& sid) const;
+  // The matching documents of the session whose value is `session_value`, its title document
+  // included when it matched.
+  Xapian::doccount documents(const std::string& session_value) const;
   // Whether two documents of the session (by its stored value) share its best weight.
   bool best_is_shared(const std::string& session_value) const;
   // The sessions (stored values) whose best weight is `weight`.
@@ -65,8 +69,10 @@ constexpr Xapian::doccount kTieSlack = 32;
 // tally saw every match. `enq` (set up for that pass, match spies cleared) runs a second pass only when
 // a tie makes the first one's page uncertain; `sessions_only`: every match is a session's (no
 // memory), so that pass can be restricted to the sessions it has to order.
+// `session_of` names the session of a document's session value (IndexReader::session_of_value).
 std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet& top, const SessionTally& tally,
                                         Xapian::doccount offset, Xapian::doccount limit,
-                                        const Xapian::MatchDecider* md, bool sessions_only);
+                                        const Xapian::MatchDecider* md, bool sessions_only,
+                                        const std::function<std::optional<std::string>(std::string_view)>& session_of);
 
 }  // namespace osearch

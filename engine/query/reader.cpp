@@ -9,6 +9,7 @@
 #include "engine/index/memory_index.h"
 #include "engine/query/memories.h"
 #include "engine/store/memory_store.h"
+#include "engine/store/session_numbers.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -90,7 +91,9 @@ void IndexReader::open_parts(const std::string& dir) {
   message_docs_ = dbs.message_docs;
   epochs_.clear();
   LmdbCursor ep(*txn_, db().epochs);
-  for (bool ok = ep.first(); ok; ok = ep.next()) epochs_.add(ep.key(), get_be32(ep.value()));
+  for (bool ok = ep.first(); ok; ok = ep.next())
+    // A session without a number has no document to hide (`check` names a session record without one).
+    if (auto v = session_value(ep.key())) epochs_.add(std::move(*v), get_be32(ep.value()));
   text_.emplace();
   text_->open(dir, parts.text_bytes, parts.text_entries, parts.text_log);
   open_memories(dir);
@@ -163,6 +166,18 @@ std::optional<SessionRec> IndexReader::session(std::string_view id) const {
   auto rec = SessionRec::decode(*v);
   if (!rec) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
   return rec;
+}
+
+std::optional<std::string> IndexReader::session_value(std::string_view id) const {
+  auto n = find_session_number(*txn_, db(), id);
+  if (!n) return std::nullopt;
+  return session_number_value(*n);
+}
+
+std::optional<std::string> IndexReader::session_of_value(std::string_view value) const {
+  auto n = number_of_session_value(value);
+  if (!n) return std::nullopt;
+  return session_of_number(*txn_, db(), *n);
 }
 
 std::optional<MessageRec> IndexReader::message(std::string_view key) const {

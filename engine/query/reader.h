@@ -41,6 +41,12 @@ class IndexReader {
   uint64_t old_epoch_documents() const;
 
   std::optional<SessionRec> session(std::string_view id) const;
+  // A session's value in the documents' session slot (its number, engine/store/session_numbers.h);
+  // nullopt when it has none (no document of this index names it).
+  std::optional<std::string> session_value(std::string_view id) const;
+  // The session a document's session value names; nullopt for a memory's value or a number no
+  // session has.
+  std::optional<std::string> session_of_value(std::string_view value) const;
   std::optional<MessageRec> message(std::string_view key) const;
   std::string_view message_text(const MessageRec& m) const { return text_->text(m.text_offset, m.text_len); }
   IndexCounts counts() const;

@@ -45,11 +45,15 @@ class SessionScope {
   SessionScope(const IndexReader& reader, const Filters& filters);
   bool active() const { return active_; }
   bool allows(const std::string& session_id) const { return !active_ || allowed_.count(session_id) != 0; }
+  // The same by a document's session value (engine/store/session_numbers.h): nothing to look up per match.
+  bool allows_value(const std::string& session_value) const {
+    return !active_ || allowed_values_.count(session_value) != 0;
+  }
   const std::unordered_set<std::string>& allowed() const { return allowed_; }
 
  private:
   bool active_ = false;
-  std::unordered_set<std::string> allowed_;
+  std::unordered_set<std::string> allowed_, allowed_values_;
 };
 
 // Lower-cased term occurrences for snippets: the byte range of the earliest of `terms` in `text`.

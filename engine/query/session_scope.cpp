@@ -10,7 +10,9 @@ SessionScope::SessionScope(const IndexReader& reader, const Filters& f) {
   LmdbCursor cur(reader.txn(), reader.db().sessions);
   for (bool ok = cur.first(); ok; ok = cur.next()) {
     auto s = SessionRec::decode(cur.value());
-    if (s && f.session_matches(*s)) allowed_.insert(s->id);
+    if (!s || !f.session_matches(*s)) continue;
+    if (auto v = reader.session_value(s->id)) allowed_values_.insert(std::move(*v));
+    allowed_.insert(s->id);
   }
 }
 

@@ -323,6 +323,8 @@ void Store::open_dbs() {
   dbis_.tool_agg = open("tool_agg");
   dbis_.file_agg = open("file_agg");
   dbis_.file_links = open("file_links");
+  dbis_.session_numbers = open("session_numbers");  // sid -> be32 (engine/store/session_numbers.h)
+  dbis_.sessions_by_number = open("sessions_by_number");  // be32 -> sid
   txn.commit();
 }
 

@@ -31,7 +31,8 @@ struct Dbis {
   MDB_dbi meta, files, sessions, messages, msg_uuid, tool_calls, tool_results, tc_by_path, sess_by_time, sess_by_project, usage_seen,
       leaf_summary, subagents, session_files, workflows, workflow_agents, epochs, memories, failed_results,
       usage_agg, tool_agg, file_agg,  // engine/store/usage_agg.h
-      file_links;  // file key -> FileCarry::skipped_links, apart so a refresh reads small file states
+      file_links,  // file key -> FileCarry::skipped_links, apart so a refresh reads small file states
+      session_numbers, sessions_by_number;  // engine/store/session_numbers.h
 };
 
 namespace meta_key {
