@@ -153,6 +153,30 @@ TEST_CASE("upgrade: a schema-18 index (stop 31) keeps its archived sessions and 
   check_upgrade_from(18);
 }
 
+TEST_CASE("upgrade: read before its upgrade (--no-refresh), an older index says so and answers nothing wrong",
+          "[upgrade][archive]") {
+  // Schema 18's documents name sessions by id, this build's readers by number: an answer from them
+  // would be empty, so the reader refuses the index and names the way out.
+  TempDir tmp("schema-before");
+  const std::string idx = tmp / "idx";
+  copy_tree(fixture_dir(18), idx);
+  for (const std::vector<std::string>& cmd : {std::vector<std::string>{"keyword", "gotcha"},
+                                             std::vector<std::string>{"list"}, std::vector<std::string>{"status"}}) {
+    std::vector<std::string> argv = {"--index", idx, "--no-refresh", "--format", "json"};
+    argv.insert(argv.end(), cmd.begin(), cmd.end());
+    RunResult r = run_osearch(argv);
+    INFO(cmd[0] << ": " << r.out << r.err);
+    CHECK_FALSE(r.ok());
+    CHECK((r.out + r.err).find("schema 18") != std::string::npos);
+    CHECK((r.out + r.err).find("run `osearch index` to upgrade it") != std::string::npos);
+  }
+  // The default path upgrades it and answers.
+  RunResult up = run_osearch({"--index", idx, "--source", "claude=" + (tmp / "none"), "--format", "json", "keyword", "gotcha"});
+  INFO(up.err);
+  CHECK(up.ok());
+  CHECK(up.out.find("88e16f61-d1b7-47a3-84f1-057e0f96521a") != std::string::npos);
+}
+
 TEST_CASE("upgrade: every fixture's schema is carried over, and the newest is at most one step behind",
           "[upgrade][archive]") {
   const std::vector<uint64_t> versions = fixture_versions();

@@ -296,8 +296,12 @@ void Store::open_dbs() {
     try {
       return txn.open_db(name, create);
     } catch (const LmdbError& e) {
-      if (e.code == MDB_NOTFOUND) throw StoreMissing("index at " + dir_ + " is incomplete (run `osearch index`)");
-      throw;
+      if (e.code != MDB_NOTFOUND) throw;
+      // A table a newer schema added, read (--no-refresh) before the upgrade a refresh would run.
+      if (const uint64_t schema = name != std::string_view("meta") ? meta_u64(txn, dbis_, meta_key::kSchema) : 0)
+        throw StoreMissing("index at " + dir_ + " was written by another version of osearch (schema " +
+                           std::to_string(schema) + ", without `" + name + "`): run `osearch index` to upgrade it");
+      throw StoreMissing("index at " + dir_ + " is incomplete (run `osearch index`)");
     }
   };
   dbis_.meta = open("meta");
