@@ -54,22 +54,6 @@ std::set<std::string> ids_of(const std::vector<ArchivedSessionInfo>& v) {
   return out;
 }
 
-bool index_ok(const std::string& idx) {
-  CheckReport r = check_index(idx);
-  for (const auto& p : r.parts)
-    if (!p.ok) UNSCOPED_INFO(p.part << ": " << p.problem);
-  return r.ok;
-}
-
-std::set<std::string> keyword_sessions(const std::string& idx, const std::string& q) {
-  IndexReader reader(idx);
-  Filters f;
-  f.limit = 1000;
-  std::set<std::string> out;
-  for (const auto& h : run_keyword(reader, q, f, KeywordOptions{}).hits) out.insert(h.session.id);
-  return out;
-}
-
 std::string export_of(const std::string& idx, const ExportOptions& o = {}) {
   std::string out;
   run_export(idx, o, [&](std::string_view line) {

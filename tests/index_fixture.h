@@ -21,7 +21,9 @@
 #include <thread>
 #include <vector>
 
+#include "engine/query/check.h"
 #include "engine/query/reader.h"
+#include "engine/query/search.h"
 #include "engine/store/records_store.h"
 #include "engine/store/store.h"
 #include "ingest/claude.h"
@@ -405,6 +407,27 @@ bool corpus_present() {
 }
 
 using osearch_test::valid_utf8;
+
+// ---------------------------------------------------------------------------------------------
+// Asking the index
+
+// Whether `check` finds the index whole; the parts it does not are named in the failure's report.
+bool index_ok(const std::string& idx) {
+  CheckReport r = check_index(idx);
+  for (const auto& p : r.parts)
+    if (!p.ok) UNSCOPED_INFO(p.part << ": " << p.problem);
+  return r.ok;
+}
+
+// The sessions `keyword q` answers (up to 1,000).
+std::set<std::string> keyword_sessions(const std::string& idx, const std::string& q) {
+  IndexReader reader(idx);
+  Filters f;
+  f.limit = 1000;
+  std::set<std::string> out;
+  for (const auto& h : run_keyword(reader, q, f, KeywordOptions{}).hits) out.insert(h.session.id);
+  return out;
+}
 
 }  // namespace
 

@@ -52,15 +52,6 @@ uint32_t number_of(const std::string& idx, const std::string& sid) {
   return *n;
 }
 
-std::set<std::string> keyword_sessions(const std::string& idx, const std::string& q) {
-  IndexReader reader(idx);
-  Filters f;
-  f.limit = 1000;
-  std::set<std::string> out;
-  for (const auto& h : run_keyword(reader, q, f, KeywordOptions{}).hits) out.insert(h.session.id);
-  return out;
-}
-
 size_t keyword_messages(const std::string& idx, const std::string& q) {
   IndexReader reader(idx);
   Filters f;
@@ -70,22 +61,23 @@ size_t keyword_messages(const std::string& idx, const std::string& q) {
   return run_keyword(reader, q, f, o).hits.size();
 }
 
-bool index_ok(const std::string& idx) {
-  CheckReport r = check_index(idx);
-  for (const auto& p : r.parts)
-    if (!p.ok) UNSCOPED_INFO(p.part << ": " << p.problem);
-  return r.ok;
-}
+// An index of two sessions of the Claude sample (kAlex, kPosh).
+struct TwoSessions {
+  TempDir tmp;
+  std::string src = tmp / "src", idx = tmp / "idx";
+  explicit TwoSessions(const std::string& name) : tmp(name) {
+    copy_subtree(claude_data_dir(), kAlex, src);
+    copy_subtree(claude_data_dir(), kPosh, src);
+    index_tree(idx, src);
+  }
+};
 
 }  // namespace
 
 TEST_CASE("session numbers: one per session, both ways, in every document; new sessions continue the count",
           "[index][values]") {
-  TempDir tmp("numbers");
-  const std::string src = tmp / "src", idx = tmp / "idx";
-  copy_subtree(claude_data_dir(), kAlex, src);
-  copy_subtree(claude_data_dir(), kPosh, src);
-  index_tree(idx, src);
+  TwoSessions t("numbers");
+  const std::string &src = t.src, &idx = t.idx;
   const auto first = checked_numbers(idx);
   REQUIRE(first.size() == 2);
   CHECK(index_ok(idx));
@@ -138,11 +130,8 @@ TEST_CASE("session numbers: a re-read session keeps its number, and its older do
 
 TEST_CASE("session numbers: a pruned session imported again comes back under its number, found once",
           "[archive][values]") {
-  TempDir tmp("numbers-prune");
-  const std::string src = tmp / "src", idx = tmp / "idx";
-  copy_subtree(claude_data_dir(), kAlex, src);
-  copy_subtree(claude_data_dir(), kPosh, src);
-  index_tree(idx, src);
+  TwoSessions t("numbers-prune");
+  const std::string &src = t.src, &idx = t.idx;
   const uint32_t before = number_of(idx, kPoshId);
   fs::remove(src + "/" + kPosh);
   index_tree(idx, src);  // archived
@@ -177,11 +166,8 @@ TEST_CASE("session numbers: a pruned session imported again comes back under its
 }
 
 TEST_CASE("session numbers: check names a session without one and a pair that disagrees", "[check][values]") {
-  TempDir tmp("numbers-check");
-  const std::string src = tmp / "src", idx = tmp / "idx";
-  copy_subtree(claude_data_dir(), kAlex, src);
-  copy_subtree(claude_data_dir(), kPosh, src);
-  index_tree(idx, src);
+  TwoSessions t("numbers-check");
+  const std::string& idx = t.idx;
   REQUIRE(index_ok(idx));
   const uint32_t alex = number_of(idx, kAlexId);
   auto problems = [&] {
