@@ -46,7 +46,7 @@ class HitDecider : public Xapian::MatchDecider {
     if (std::string id = doc.get_value(kSlotMemory); !id.empty())
       return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
     if (!is_live(doc, epochs_)) return false;
-    return !scope_ || scope_->allows_value(doc.get_value(kSlotSession));
+    return !scope_ || scope_->allows(doc.get_value(kSlotSession));
   }
 
  private:
@@ -266,7 +266,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     enq.set_sort_by_value_then_relevance(kSlotTime, true);
   else if (o.sort == "oldest")
     enq.set_sort_by_value_then_relevance(kSlotTime, false);
-  SessionScope scope(reader, f);
+  const SessionScope scope(reader, f, SessionScope::Key::DocumentValue);
   HitDecider decider(&scope, reader.epochs(), &reader, &f);
   const Xapian::MatchDecider* md = decider.active() ? &decider : nullptr;
   // Xapian counts exactly when it looks at every matching document (up to exact_total_docs of them,
@@ -315,8 +315,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     tally_whole = again.saw_every_match();
   }
   const std::vector<PageItem> page =
-      reordered ? page_newest_first(enq, mset, tally, offset, limit, md, reader.memories().empty(),
-                                    [&reader](std::string_view v) { return reader.session_of_value(v); })
+      reordered ? page_newest_first(enq, mset, tally, offset, limit, md, reader)
                 : page_items(mset, 0, limit);
   result.total = tally_whole ? tallied_by->sessions() : mset.get_matches_estimated();
   result.total_exact = tally_whole || mset.get_matches_lower_bound() == mset.get_matches_upper_bound();

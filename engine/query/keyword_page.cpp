@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "engine/index/text_index.h"
+#include "engine/query/reader.h"
 
 namespace osearch {
 
@@ -90,8 +91,7 @@ std::optional<std::vector<PageItem>> reorder_ties(const Xapian::MSet& top, const
 
 std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet& top, const SessionTally& tally,
                                         Xapian::doccount offset, Xapian::doccount limit,
-                                        const Xapian::MatchDecider* md, bool sessions_only,
-                                        const std::function<std::optional<std::string>(std::string_view)>& session_of) {
+                                        const Xapian::MatchDecider* md, const IndexReader& reader) {
   if (auto page = reorder_ties(top, tally, offset, limit)) return std::move(*page);
   const Xapian::doccount last = std::min<Xapian::doccount>(top.size(), offset + limit);
   if (last == 0) return {};
@@ -108,10 +108,10 @@ std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet
   // A session's posting list costs about what matching 64 documents again does (2 GB, in process:
   // restricting won for 2,600 matches over 25 sessions, lost for 1,000 over 24).
   constexpr size_t kMatchesPerSession = 64;
-  if (sessions_only && values.size() * kMatchesPerSession <= tally.seen()) {
+  if (reader.memories().empty() && values.size() * kMatchesPerSession <= tally.seen()) {
     std::vector<Xapian::Query> sessions;
     for (const std::string& v : values)
-      if (auto sid = session_of(v)) sessions.emplace_back(boolean_term(prefix::kSession, *sid));
+      if (auto sid = reader.session_of_value(v)) sessions.emplace_back(boolean_term(prefix::kSession, *sid));
     // Restricted only when every value names its session: one that does not would drop its documents.
     if (sessions.size() == values.size())
       enq.set_query(Xapian::Query(Xapian::Query::OP_FILTER, enq.get_query(),

@@ -12,14 +12,13 @@
 
 #include <xapian.h>
 
-#include <functional>
-#include <optional>
 #include <string>
-#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 namespace osearch {
+
+class IndexReader;  // engine/query/reader.h
 
 // Every document the ranked pass accepts (after the decider, before collapsing), by session. When
 // the pass provably met every match, it gives the exact session count, each session's matches and
@@ -67,12 +66,10 @@ constexpr Xapian::doccount kTieSlack = 32;
 // The page of `offset` and `limit` in the order by relevance, then newest first, then document id,
 // from `top`: the first offset + limit + kTieSlack collapsed items of a pass by relevance alone whose
 // tally saw every match. `enq` (set up for that pass, match spies cleared) runs a second pass only when
-// a tie makes the first one's page uncertain; `sessions_only`: every match is a session's (no
-// memory), so that pass can be restricted to the sessions it has to order.
-// `session_of` names the session of a document's session value (IndexReader::session_of_value).
+// a tie makes the first one's page uncertain. When `reader` holds no memory, every match is a
+// session's, so that pass can be restricted to the sessions it has to order (named through `reader`).
 std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet& top, const SessionTally& tally,
                                         Xapian::doccount offset, Xapian::doccount limit,
-                                        const Xapian::MatchDecider* md, bool sessions_only,
-                                        const std::function<std::optional<std::string>(std::string_view)>& session_of);
+                                        const Xapian::MatchDecider* md, const IndexReader& reader);
 
 }  // namespace osearch

@@ -42,18 +42,16 @@ QueryResult run_list(IndexReader& reader, const Filters& filters);
 // Sessions passing the session-level filters, or nullopt when there are none (everything passes).
 class SessionScope {
  public:
-  SessionScope(const IndexReader& reader, const Filters& filters);
+  // What allows() is asked with: a session id (the text log's keys), or a document's session value
+  // (its number, engine/store/session_numbers.h: nothing to look up per match).
+  enum class Key { Id, DocumentValue };
+  SessionScope(const IndexReader& reader, const Filters& filters, Key key = Key::Id);
   bool active() const { return active_; }
-  bool allows(const std::string& session_id) const { return !active_ || allowed_.count(session_id) != 0; }
-  // The same by a document's session value (engine/store/session_numbers.h): nothing to look up per match.
-  bool allows_value(const std::string& session_value) const {
-    return !active_ || allowed_values_.count(session_value) != 0;
-  }
-  const std::unordered_set<std::string>& allowed() const { return allowed_; }
+  bool allows(const std::string& key) const { return !active_ || allowed_.count(key) != 0; }
 
  private:
   bool active_ = false;
-  std::unordered_set<std::string> allowed_, allowed_values_;
+  std::unordered_set<std::string> allowed_;
 };
 
 // Lower-cased term occurrences for snippets: the byte range of the earliest of `terms` in `text`.

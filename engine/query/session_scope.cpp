@@ -4,15 +4,17 @@
 
 namespace osearch {
 
-SessionScope::SessionScope(const IndexReader& reader, const Filters& f) {
+SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key) {
   if (!f.has_session_level()) return;
   active_ = true;
   LmdbCursor cur(reader.txn(), reader.db().sessions);
   for (bool ok = cur.first(); ok; ok = cur.next()) {
     auto s = SessionRec::decode(cur.value());
     if (!s || !f.session_matches(*s)) continue;
-    if (auto v = reader.session_value(s->id)) allowed_values_.insert(std::move(*v));
-    allowed_.insert(s->id);
+    if (key == Key::Id)
+      allowed_.insert(s->id);
+    else if (auto v = reader.session_value(s->id))
+      allowed_.insert(std::move(*v));
   }
 }
 

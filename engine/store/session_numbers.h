@@ -3,8 +3,8 @@
 // text index's documents carry it as their collapse value (kSlotSession) instead of the session id:
 // a query reads that value for every match, and 1-4 bytes instead of 17 make the value stream it
 // reads 3-4 times smaller (docs/BENCHMARKS.md). Two named databases hold the pairs: `session_numbers`
-// (id -> be32) and `sessions_by_number` (be32 -> id). An env built from another (a rebuild, an
-// upgrade, a compaction) numbers its sessions afresh, as it builds their documents afresh.
+// (id -> be32) and `sessions_by_number` (be32 -> id). An env rebuilt from the sources and an upgrade
+// number their sessions afresh, as they build their documents afresh; a compaction copies the pairs.
 #pragma once
 
 #include <cstdint>
