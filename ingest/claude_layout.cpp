@@ -67,6 +67,9 @@ DiscoveryResult discover_claude(const std::string& root) {
         SourceFile sub = proto;
         sub.session_id = bounded_id(name);
         if (sub.session_id.size() != name.size()) sub.session_id_full = name;
+        // Observed before the probes inside it: a subagents or workflows dir created there later
+        // moves its mtime, so those probes need no record of their own (drop_covered_missing).
+        if (observe(e.path(), r).type != PathStat::Type::Dir) continue;
         // A session dir we may not enter is one problem, not one per probe below.
         const fs::path subagents = e.path() / "subagents";
         int err = 0;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstring>
 #include <thread>
+#include <unordered_set>
 
 #include "ingest/worker_thread.h"
 
@@ -116,6 +117,22 @@ void stat_and_sort(DiscoveryResult& r) {
   std::sort(r.file_errors.begin(), r.file_errors.end());
   r.files = std::move(files);
   std::sort(r.files.begin(), r.files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
+}
+
+void drop_covered_missing(std::vector<PathStat>& observed) {
+  std::unordered_set<std::string> dirs;
+  size_t kept = 0;
+  for (size_t i = 0; i < observed.size(); ++i) {
+    const PathStat& o = observed[i];
+    if (o.type == PathStat::Type::Missing) {
+      const size_t slash = o.path.rfind('/');
+      if (slash != std::string::npos && slash > 0 && dirs.contains(o.path.substr(0, slash))) continue;
+    }
+    if (kept != i) observed[kept] = std::move(observed[i]);
+    if (observed[kept].type == PathStat::Type::Dir) dirs.insert(observed[kept].path);
+    ++kept;
+  }
+  observed.resize(kept);
 }
 
 }  // namespace osearch

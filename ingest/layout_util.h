@@ -28,5 +28,10 @@ bool open_root(const std::string& root, DiscoveryResult& r);
 // Stats every file of `r` (two threads for big trees), drops the vanished ones, reports the
 // unreadable ones, sorts the rest by path.
 void stat_and_sort(DiscoveryResult& r);
+// Drops each Missing observation whose parent directory was observed before it (`observed` in the
+// order the stats were made): an entry created there later moves that directory's mtime, which the
+// quick check sees, so stat'ing the missing path again would find nothing the parent does not.
+// (Observed after the probe, the parent's mtime could already hold the creation: that one stays.)
+void drop_covered_missing(std::vector<PathStat>& observed);
 
 }  // namespace osearch

@@ -12,6 +12,7 @@
 
 #include "engine/index/source_watch.h"
 #include "ingest/claude_layout.h"
+#include "ingest/layout_util.h"
 
 namespace {
 
@@ -158,6 +159,22 @@ TEST_CASE("watch: a refresh after each kind of change equals a clean build, by t
   s.clock.settle(s.claude + "/-Users-user-project");
   step("a subagents dir appeared in a session dir", "full", 1);
 
+  // The session dir is recorded, not the missing paths inside it (drop_covered_missing): what
+  // appears there is seen through the session dir's mtime.
+  const std::string session_dir = s.claude + "/-Users-user-project/aaaaaaaa-0000-4000-8000-00000000f001";
+  write_file(session_dir + "/workflows/wf_watch1.json",
+             R"({"runId":"wf_watch1","workflowName":"watch-review","status":"completed","timestamp":"2026-11-05T11:02:00.000Z","workflowProgress":[]})");
+  s.clock.settle(session_dir + "/workflows");
+  s.clock.settle(session_dir);
+  step("a workflows dir appeared in a session dir", "full", 1);
+
+  write_file(sub + "/workflows/wf_watch1/agent-w2.jsonl", R"({"type":"user","uuid":"watch-s2","parentUuid":null,"isSidechain":true,"agentId":"w2","sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:03:00.000Z","message":{"role":"user","content":"a workflow agent appears"}})"
+                                                  "\n");
+  s.clock.settle(sub + "/workflows/wf_watch1");
+  s.clock.settle(sub + "/workflows");
+  s.clock.settle(sub);
+  step("a workflows dir appeared under subagents", "full", 1);
+
   const std::string listed = s.outside + "/2026-11-01T12-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a0f1.jsonl";
   write_file(listed, R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-00000000a0f1","timestamp":"2026-11-05T12:00:00.000Z","cwd":"/work/outside"})"
                      "\n" + omp_line("wq000002", "", "registered file appears"));
@@ -184,7 +201,7 @@ TEST_CASE("watch: a refresh after each kind of change equals a clean build, by t
     const std::string text = read_file(new_main);
     REQUIRE(::truncate(new_main.c_str(), static_cast<off_t>(text.size() / 2)) == 0);
   }
-  step("a transcript shrank in place", "full", 2);
+  step("a transcript shrank in place", "full", 4);  // its session's four files, read again whole
 
   fs::remove(sub + "/agent-w1.jsonl");
   s.clock.settle(sub);
@@ -339,4 +356,45 @@ TEST_CASE("watch: a check narrowed to named files stats those alone", "[watch]")
     CHECK(c.usable);
     CHECK_FALSE(c.layout_unchanged);
   }
+}
+
+TEST_CASE("watch: a missing path is recorded unless its directory was observed before it", "[watch]") {
+  using T = PathStat::Type;
+  auto at = [](std::string path, T type) {
+    PathStat p;
+    p.path = std::move(path);
+    p.type = type;
+    return p;
+  };
+  std::vector<PathStat> observed = {
+      at("/r/p/s/workflows", T::Missing),  // before /r/p/s was looked at: its mtime may already hold the entry
+      at("/r/p", T::Dir),
+      at("/r/p/s", T::Dir),
+      at("/r/p/s/subagents", T::Missing),  // covered by /r/p/s
+      at("/r/p/s/workflows", T::Missing),  // covered
+      at("/r/p/f.jsonl", T::File),
+      at("/r/p/f.jsonl/x", T::Missing),    // its parent is no directory
+      at("/r/q/x", T::Missing),            // /r/q never observed
+      at("/r/p/s/sub/deeper", T::Missing), // only the direct parent covers
+  };
+  drop_covered_missing(observed);
+  std::vector<std::string> kept;
+  for (const auto& o : observed) kept.push_back(o.path);
+  CHECK(kept == std::vector<std::string>{"/r/p/s/workflows", "/r/p", "/r/p/s", "/r/p/f.jsonl", "/r/p/f.jsonl/x",
+                                         "/r/q/x", "/r/p/s/sub/deeper"});
+
+  // A Claude tree: each session dir is recorded, the probes inside it are not.
+  TempDir tmp{"watch-covered"};
+  make_tree(tmp / "claude", {"-Users-user-project"});
+  const std::string session_dir = tmp / "claude/-Users-user-project/0000aaaa-0000-4000-8000-000000000001";
+  fs::create_directories(session_dir + "/subagents");
+  DiscoveryResult d = discover_claude(tmp / "claude");
+  drop_covered_missing(d.observed);
+  bool session_dir_recorded = false;
+  for (const auto& o : d.observed) {
+    INFO(o.path);
+    CHECK(o.type != T::Missing);
+    if (o.path == session_dir) session_dir_recorded = o.type == T::Dir;
+  }
+  CHECK(session_dir_recorded);
 }

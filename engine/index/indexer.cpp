@@ -29,6 +29,7 @@
 #include "ingest/agent_layout.h"
 #include "ingest/claude.h"
 #include "ingest/claude_layout.h"
+#include "ingest/layout_util.h"
 #include "ingest/jsonl_reader.h"
 
 namespace osearch {
@@ -288,6 +289,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
         for (auto& f : d.files)
           if (listed.insert(f.path).second && same_file.insert({f.dev, f.ino}).second) files.push_back(std::move(f));
       }
+      drop_covered_missing(observed);  // (in the order the roots were walked)
     }
     std::stable_sort(files.begin(), files.end(), read_before);
 
