@@ -143,6 +143,7 @@ void IngestBatch::finish_in_flight() {
   if (!in_flight_) return;
   PhaseTimer timer("flush");
   in_flight_->shards->wait();
+  xapian_.remember_uuids(*in_flight_->shards);
   timer.mark("xapian");
   XapianLayout next = layout_;
   for (const auto& name : in_flight_->shards->names()) next.shards.push_back(name);

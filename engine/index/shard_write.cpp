@@ -19,6 +19,7 @@ constexpr size_t kRun = 16;  // documents taken at a time
 ShardWrite::ShardWrite(std::string index_dir, std::span<const MessageDoc> docs, std::vector<std::string> names)
     : index_dir_(std::move(index_dir)), docs_(docs), names_(std::move(names)) {
   errors_.resize(names_.size());
+  fingerprints_.resize(names_.size());
   for (size_t t = 0; t < names_.size(); ++t) threads_.push_back(start_worker(&ShardWrite::write, this, t));
 }
 
@@ -47,7 +48,10 @@ void ShardWrite::write(size_t t) {
       const size_t begin = next_.fetch_add(kRun, std::memory_order_relaxed);
       if (begin >= docs_.size()) break;
       const size_t end = std::min(docs_.size(), begin + kRun);
-      for (size_t i = begin; i < end; ++i) shard.add_document(builder.message(docs_[i]));
+      for (size_t i = begin; i < end; ++i) {
+        shard.add_document(builder.message(docs_[i]));
+        fingerprints_[t].push_back(uuid_term_fingerprint(message_uuid_term(docs_[i].rec->uuid)));
+      }
     }
     timer.mark("add");
     shard.commit();

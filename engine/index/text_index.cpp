@@ -36,7 +36,7 @@ std::string boolean_term(std::string_view pfx, std::string_view value) {
 
 std::vector<std::string> sessions_with_uuid_term(const Xapian::Database& db, std::string_view uuid) {
   std::vector<std::string> out;
-  const std::string term = boolean_term(prefix::kMessageUuid, uuid);
+  const std::string term = message_uuid_term(uuid);
   for (auto it = db.postlist_begin(term); it != db.postlist_end(term); ++it) {
     std::string sid = session_of_message_key(db.get_document(*it, Xapian::DOC_ASSUME_VALID).get_value(kSlotKey));
     if (!sid.empty() && std::find(out.begin(), out.end(), sid) == out.end()) out.push_back(std::move(sid));
@@ -114,7 +114,7 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   if (!m.git_branch.empty()) doc.add_boolean_term(boolean_term(prefix::kBranch, m.git_branch));
   for (const auto& name : *d.tool_names) doc.add_boolean_term(boolean_term(prefix::kTool, name));
   if (m.hidden_by_default()) doc.add_boolean_term(std::string(prefix::kHidden));
-  doc.add_boolean_term(boolean_term(prefix::kMessageUuid, m.uuid));
+  doc.add_boolean_term(message_uuid_term(m.uuid));
   doc.add_value(kSlotTime, time_value(m.timestamp_ms));
   doc.add_value(kSlotSession, session_number_value(d.session_number));
   doc.add_value(kSlotKey, m.key);
@@ -219,7 +219,7 @@ std::string fresh_or_existing(const std::string& dir) {
 }  // namespace
 
 TextIndexWriter::TextIndexWriter(const std::string& index_dir, const XapianLayout& layout)
-    : index_dir_(index_dir), layout_(layout) {
+    : index_dir_(index_dir), layout_(layout), uuid_lookup_(index_dir) {
   check_layout(index_dir, layout);
 }
 
@@ -367,22 +367,8 @@ void TextIndexWriter::remove_unreferenced(const std::string& index_dir, const Xa
   }
 }
 
-std::vector<std::string> TextIndexWriter::committed_sessions_with_uuid(const XapianLayout& layout, std::string_view uuid) {
-  const std::string main = layout.main_dir(index_dir_);
-  const bool appended = uuid_lookup_ && uuid_lookup_main_ == main && uuid_lookup_shards_.size() <= layout.shards.size() &&
-                        std::equal(uuid_lookup_shards_.begin(), uuid_lookup_shards_.end(), layout.shards.begin());
-  if (!appended) {  // a compaction or a shard merge replaced databases: start again
-    uuid_lookup_.emplace();
-    uuid_lookup_main_ = main;
-    uuid_lookup_shards_.clear();
-    if (fs::exists(main)) uuid_lookup_->add_database(Xapian::Database(main));
-  }
-  while (uuid_lookup_shards_.size() < layout.shards.size()) {
-    const std::string& name = layout.shards[uuid_lookup_shards_.size()];
-    uuid_lookup_->add_database(Xapian::Database(index_dir_ + "/" + name));
-    uuid_lookup_shards_.push_back(name);
-  }
-  return sessions_with_uuid_term(*uuid_lookup_, uuid);
+void TextIndexWriter::remember_uuids(ShardWrite& w) {
+  for (size_t t = 0; t < w.names().size(); ++t) uuid_lookup_.remember(w.names()[t], w.take_uuid_fingerprints(t));
 }
 
 }  // namespace osearch

@@ -28,6 +28,7 @@
 
 #include "engine/store/records_store.h"
 #include "engine/index/term_counter.h"
+#include "engine/index/uuid_lookup.h"
 #include "engine/index/tokenizer.h"
 
 namespace osearch {
@@ -82,6 +83,8 @@ bool is_live(const Xapian::Document& doc, const DocumentEpochs& epochs);
 // hashing the tail of a longer value, identically on the index and the query side.
 inline constexpr size_t kMaxBooleanTermBytes = 240;
 std::string boolean_term(std::string_view pfx, std::string_view value);
+// The term that finds a message by its uuid (as stored: bounded).
+inline std::string message_uuid_term(std::string_view uuid) { return boolean_term(prefix::kMessageUuid, uuid); }
 std::string time_value(int64_t ms);
 
 // Session ids of the message documents whose uuid term is `uuid` (as stored: bounded), each once
@@ -159,12 +162,15 @@ class ShardWrite {
   const std::vector<std::string>& names() const { return names_; }
   // Waits until every shard is committed and fsynced; rethrows the first writer's error.
   void wait();
+  // After wait(): the fingerprints of the uuid terms shard `t` holds (uuid_lookup.h), moved out.
+  std::vector<uint32_t> take_uuid_fingerprints(size_t t) { return std::move(fingerprints_.at(t)); }
 
  private:
   void write(size_t t);
   std::string index_dir_;
   std::span<const MessageDoc> docs_;
   std::vector<std::string> names_;
+  std::vector<std::vector<uint32_t>> fingerprints_;  // per shard, written by its thread
   std::atomic<size_t> next_{0};  // the next document to take
   std::vector<std::exception_ptr> errors_;
   std::vector<std::thread> threads_;
@@ -196,7 +202,12 @@ class TextIndexWriter {
   XapianLayout merge_shards(const XapianLayout& layout);
   // sessions_with_uuid_term over the committed message databases of `layout` (main, part, listed
   // shards; not the titles). Kept open between calls: a run only appends shards until it compacts.
-  std::vector<std::string> committed_sessions_with_uuid(const XapianLayout& layout, std::string_view uuid);
+  std::vector<std::string> committed_sessions_with_uuid(const XapianLayout& layout, std::string_view uuid) {
+    return uuid_lookup_.sessions(layout.main_dir(index_dir_), layout.shards, uuid);
+  }
+  // Keeps the uuid fingerprints of shards `w` wrote (after its wait()): a lookup skips a shard
+  // that cannot hold the uuid.
+  void remember_uuids(ShardWrite& w);
   static uint64_t dir_bytes(const std::string& dir);
   // Removes database directories the layout does not reference (leftovers of crashes and old gens,
   // title databases included).
@@ -211,10 +222,7 @@ class TextIndexWriter {
   DocBuilder builder_;
   SessionEpochs epochs_;
   uint64_t next_shard_ = 0;
-  // committed_sessions_with_uuid's databases: main_dir plus these shard names, in layout order.
-  std::optional<Xapian::Database> uuid_lookup_;
-  std::string uuid_lookup_main_;
-  std::vector<std::string> uuid_lookup_shards_;
+  UuidTermLookup uuid_lookup_;
 };
 
 }  // namespace osearch
