@@ -62,6 +62,7 @@ void IngestBatch::flush() {
     }
   }
   if (titles_changed) xapian_.commit();
+  timer.mark("titles");
   // 3. Step A (or everything at once when there is no shard to wait for).
   reader_.reset();
   {
@@ -78,10 +79,11 @@ void IngestBatch::flush() {
     } else {
       write_file_states(txn, file_states_);
     }
+    timer.mark("lmdb records");
     txn.commit();
   }
   store_.env().release_resident_pages();
-  timer.mark("lmdb records");
+  timer.mark("lmdb commit");
   if (flight->shards) {
     // The shard threads still read these: they move (node and buffer addresses stay put).
     flight->messages = std::move(messages_);
