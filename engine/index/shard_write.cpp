@@ -50,7 +50,7 @@ void ShardWrite::write(size_t t) {
       const size_t end = std::min(docs_.size(), begin + kRun);
       for (size_t i = begin; i < end; ++i) {
         shard.add_document(builder.message(docs_[i]));
-        fingerprints_[t].push_back(uuid_term_fingerprint(message_uuid_term(docs_[i].rec->uuid)));
+        fingerprints_[t].push_back(uuid_term_fingerprint(builder.uuid_term()));
       }
     }
     timer.mark("add");

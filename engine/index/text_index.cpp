@@ -114,7 +114,8 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   if (!m.git_branch.empty()) doc.add_boolean_term(boolean_term(prefix::kBranch, m.git_branch));
   for (const auto& name : *d.tool_names) doc.add_boolean_term(boolean_term(prefix::kTool, name));
   if (m.hidden_by_default()) doc.add_boolean_term(std::string(prefix::kHidden));
-  doc.add_boolean_term(message_uuid_term(m.uuid));
+  uuid_term_ = message_uuid_term(m.uuid);
+  doc.add_boolean_term(uuid_term_);
   doc.add_value(kSlotTime, time_value(m.timestamp_ms));
   doc.add_value(kSlotSession, session_number_value(d.session_number));
   doc.add_value(kSlotKey, m.key);

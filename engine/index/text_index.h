@@ -108,6 +108,8 @@ struct MessageDoc {
 class DocBuilder {
  public:
   Xapian::Document message(const MessageDoc& m);
+  // The uuid term (message_uuid_term) of the last message() built.
+  const std::string& uuid_term() const { return uuid_term_; }
   Xapian::Document title(const SessionRec& s, uint32_t session_number);
   static std::string title_unique_term(std::string_view session_id);
   // Free text the way messages are indexed (engine/index/memory_index.cpp: memory documents).
@@ -117,7 +119,7 @@ class DocBuilder {
   void index_text(Xapian::Document& doc, std::string_view text, bool positions);
   Tokenizer tokenizer_;
   TermCounter counter_;
-  std::string gutter_scratch_, term_buf_;
+  std::string gutter_scratch_, term_buf_, uuid_term_;
 };
 
 struct XapianLayout {
@@ -201,7 +203,7 @@ class TextIndexWriter {
   // Merges the fresh shards alone into one new shard (main and part untouched); returns the new layout.
   XapianLayout merge_shards(const XapianLayout& layout);
   // sessions_with_uuid_term over the committed message databases of `layout` (main, part, listed
-  // shards; not the titles). Kept open between calls: a run only appends shards until it compacts.
+  // shards; not the titles) that may hold the uuid (engine/index/uuid_lookup.h).
   std::vector<std::string> committed_sessions_with_uuid(const XapianLayout& layout, std::string_view uuid) {
     return uuid_lookup_.sessions(layout.main_dir(index_dir_), layout.shards, uuid);
   }
