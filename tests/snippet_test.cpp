@@ -250,3 +250,71 @@ TEST_CASE("find_highlights and find_first_term: folded terms mark the characters
     CHECK(b == 10);
     CHECK_FALSE(find_first_term("nothing here", {"absent"}, b, e));
 }
+
+namespace {
+// The whole-text search find_first_term answered with before it folded window by window: fold
+// the 1 MB prefix, take each term's first word start (else its first place), earliest term wins.
+bool first_term_whole(std::string_view text, const std::vector<std::string>& terms, size_t& begin, size_t& end) {
+    text = text.substr(0, size_t{1} << 20);
+    const FoldedText f(text);
+    size_t best = std::string::npos, best_len = 0;
+    for (const auto& t : terms) {
+        if (t.empty()) continue;
+        size_t at = 0, inside = std::string::npos;
+        while ((at = f.folded.find(t, at)) != std::string::npos) {
+            if (at == 0 || !std::isalnum(static_cast<unsigned char>(f.folded[at - 1])) ||
+                static_cast<unsigned char>(t[0]) >= 0x80)
+                break;
+            if (inside == std::string::npos) inside = at;
+            ++at;
+        }
+        if (at == std::string::npos) at = inside;
+        if (at != std::string::npos && at < best) {
+            best = at;
+            best_len = t.size();
+        }
+    }
+    if (best == std::string::npos) return false;
+    begin = f.from[best];
+    end = f.to[best + best_len - 1];
+    return true;
+}
+}  // namespace
+
+TEST_CASE("find_first_term: folding window by window answers as folding the whole text", "[snippet][fold]") {
+    // Pieces that fold to other lengths (ß -> ss, a dropped combining mark), bad bytes and stray
+    // continuation bytes at window cuts, terms inside words and across cuts.
+    const std::vector<std::string> pieces = {"a",     "b",     "ab",   "Ab",   " ",    "_",      "ß",       "e\xCC\x81",
+                                             "\xC3\x89", "\x80", "\xE2\x82", "\xF0\x9F\x98\x80", "ss", "ba", "\xFF", "É"};
+    const std::vector<std::string> term_pool = {"ab", "b", "ss", "ba", "e", "aba", "\xC3\xA9", "sss", "", "zz"};
+    std::mt19937 rng(20261203);
+    for (int round = 0; round < 4000; ++round) {
+        std::string text;
+        const size_t n = rng() % 40;
+        for (size_t k = 0; k < n; ++k) text += pieces[rng() % pieces.size()];
+        std::vector<std::string> terms;
+        for (size_t k = 0, m = 1 + rng() % 3; k < m; ++k) terms.push_back(term_pool[rng() % term_pool.size()]);
+        size_t b0 = 0, e0 = 0;
+        const bool whole = first_term_whole(text, terms, b0, e0);
+        for (size_t window : {size_t{1}, size_t{2}, size_t{3}, size_t{5}, size_t{16} << 10}) {
+            size_t b = 0, e = 0;
+            INFO("text '" << text << "' window " << window);
+            REQUIRE(find_first_term(text, terms, b, e, window) == whole);
+            if (whole) {
+                CHECK(b == b0);
+                CHECK(e == e0);
+            }
+        }
+    }
+    // A long text: the answer near its end, a term inside a word early on, past the 1 MB bound.
+    std::string big(300000, 'x');
+    big += " restart ";
+    big += std::string(400000, 'y');
+    big += " start ";
+    size_t b = 0, e = 0;
+    REQUIRE(find_first_term(big, {"start"}, b, e));
+    CHECK(big.substr(b, e - b) == "start");
+    CHECK(b == big.rfind("start"));
+    big.insert(0, std::string(1u << 20, 'z'));
+    CHECK_FALSE(find_first_term(big, {"start"}, b, e));
+}

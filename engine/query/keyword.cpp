@@ -332,6 +332,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
 
   std::map<std::string, SessionRec> sessions;
   const PageTerms page_terms(db, parsed.positive_terms, page);
+  timer.mark("page_terms");
   for (const PageItem& item : page) {
     const Xapian::Document& doc = item.doc;
     if (std::string mid = doc.get_value(kSlotMemory); !mid.empty()) {
@@ -384,8 +385,9 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     hit.match_count = o.by_message ? 1 : 0;  // a session's: count_session_matches below
     result.hits.push_back(std::move(hit));
   }
-  if (!o.by_message) count_session_matches(reader, db, q, tally_whole ? tallied_by : nullptr, result.hits);
   timer.mark("hits");
+  if (!o.by_message) count_session_matches(reader, db, q, tally_whole ? tallied_by : nullptr, result.hits);
+  timer.mark("counts");
   return result;
 }
 

@@ -55,6 +55,9 @@ class SessionScope {
 };
 
 // Lower-cased term occurrences for snippets: the byte range of the earliest of `terms` in `text`.
-bool find_first_term(std::string_view text, const std::vector<std::string>& terms, size_t& begin, size_t& end);
+// A term's first place starting a word counts, else its first place at all; ties go to the term
+// listed first. `window`: how many bytes are folded between looks (tests make it small).
+bool find_first_term(std::string_view text, const std::vector<std::string>& terms, size_t& begin, size_t& end,
+                     size_t window = size_t{16} << 10);
 
 }  // namespace osearch

@@ -164,19 +164,29 @@ std::string make_snippet(std::string_view text, size_t match_begin, size_t match
     return render(text, begin, end, before < avail_before, after < avail_after);
 }
 
-FoldedText::FoldedText(std::string_view text) {
-    folded.reserve(text.size());
-    for (size_t i = 0; i < text.size();) {
+void FoldedText::append(std::string_view piece, size_t base) {
+    folded.reserve(folded.size() + piece.size());
+    from.reserve(folded.capacity());
+    to.reserve(folded.capacity());
+    for (size_t i = 0; i < piece.size();) {
+        const auto at = static_cast<uint32_t>(base + i);
+        if (static_cast<unsigned char>(piece[i]) < 0x80) {  // most text: one byte, one byte
+            folded.push_back(ascii_lower(piece[i]));
+            from.push_back(at);
+            to.push_back(at + 1);
+            ++i;
+            continue;
+        }
         uint32_t cp = 0;
-        size_t len = utf8_sequence(text, i, &cp);
+        size_t len = utf8_sequence(piece, i, &cp);
         if (len == 0) {
-            folded.push_back(text[i]);  // a bad byte stands for itself
+            folded.push_back(piece[i]);  // a bad byte stands for itself
             len = 1;
         } else {
             append_folded(cp, folded);
         }
-        from.resize(folded.size(), static_cast<uint32_t>(i));
-        to.resize(folded.size(), static_cast<uint32_t>(i + len));
+        from.resize(folded.size(), at);
+        to.resize(folded.size(), static_cast<uint32_t>(at + len));
         i += len;
     }
 }

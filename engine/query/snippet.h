@@ -25,7 +25,12 @@ std::string make_snippet(std::string_view text, size_t match_begin, size_t match
 struct FoldedText {
     std::string folded;
     std::vector<uint32_t> from, to;  // per folded byte
-    explicit FoldedText(std::string_view text);
+    FoldedText() = default;
+    explicit FoldedText(std::string_view text) { append(text, 0); }
+    // Folds `piece`, which starts at byte `base` of the text, onto the end. Folding goes code point
+    // by code point, so a text folded piece by piece (cut where no UTF-8 sequence spans the cut)
+    // folds as it would whole.
+    void append(std::string_view piece, size_t base);
 };
 
 // Sorted, non-overlapping byte ranges [first, second) of `snippet` where one
