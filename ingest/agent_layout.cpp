@@ -24,10 +24,12 @@ SourceFile pi_session_file(const fs::path& path, const std::string& agent) {
   return f;
 }
 
-// The agent dir of a root: the root itself when it holds `sessions/` (an ~/.omp/agent given as
-// the source), else its parent (the usual ~/.omp/agent/sessions).
+// The sessions dir of a root: `sessions/` in it (an ~/.omp/agent given as the source),
+// `agent/sessions/` (an ~/.omp), else the root itself (the usual ~/.omp/agent/sessions).
 fs::path sessions_dir_of(const fs::path& root, DiscoveryResult& r) {
   if (probe_dir(root / "sessions", r)) return root / "sessions";
+  // The agent's home (~/.omp, ~/.pi) given for the agent dir inside it.
+  if (probe_dir(root / "agent" / "sessions", r)) return root / "agent" / "sessions";
   return root;
 }
 

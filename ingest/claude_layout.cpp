@@ -40,9 +40,14 @@ std::string subagent_meta_path(const std::string& transcript_path) {
   return p + ".meta.json";
 }
 
-DiscoveryResult discover_claude(const std::string& root) {
+DiscoveryResult discover_claude(const std::string& given) {
   DiscoveryResult r;
-  if (!open_root(root, r)) return r;
+  if (!open_root(given, r)) return r;
+  // Claude's config dir (~/.claude, $CLAUDE_CONFIG_DIR) given for the projects dir inside it: a
+  // project dir is never named so (an encoded cwd starts with '-'), and without this the root
+  // would list no session at all.
+  const fs::path projects = fs::path(given) / "projects";
+  const std::string root = probe_dir(projects, r) ? projects.string() : given;
   std::error_code ec;
   for (const auto& project : list_dir(root, r)) {
     if (!project.is_directory(ec)) continue;

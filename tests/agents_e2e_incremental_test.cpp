@@ -251,3 +251,31 @@ TEST_CASE("agents: --source codex given CODEX_HOME or its sessions dir; session_
   REQUIRE(kw["total"].i == 1);
   CHECK(kw["results"][0]["session_id"].s == kCodexNoNewlineId);
 }
+
+TEST_CASE("agents: --source given an agent's home above its sessions finds the same sessions", "[agents]") {
+  // ~/.claude for ~/.claude/projects, ~/.omp and ~/.pi for their agent/sessions: each once listed
+  // no session, without a word.
+  Mixed fx;
+  const auto sessions_of = [&] {
+    std::set<std::string> out;
+    const Json list = fx.json({"list", "--limit", "100"});  // (held: the loop reads into it)
+    for (const auto& s : list["results"].a) out.insert(s["agent"].s + " " + s["session_id"].s);
+    return out;
+  };
+  const std::set<std::string> want = sessions_of();
+  REQUIRE(want.size() == 12);
+  const std::string claude_home = fx.tmp / "claude-home", omp_home = fx.tmp / "omp-home", pi_home = fx.tmp / "pi-home";
+  fs::create_directories(claude_home);
+  fs::create_directories(omp_home);
+  fs::create_directories(pi_home);
+  fs::rename(fx.claude, claude_home + "/projects");
+  fs::rename(fx.omp, omp_home + "/agent");  // custom-session-files/ moves with it
+  fs::rename(fx.pi, pi_home + "/agent");
+  fx.claude = claude_home;
+  fx.omp = omp_home;
+  fx.pi = pi_home;
+  fx.idx = fx.tmp / "index-homes";
+  const Json summary = fx.index();
+  CHECK(summary["files_unreadable"].i == 0);
+  CHECK(sessions_of() == want);  // the omp session outside its sessions dir included
+}

@@ -278,6 +278,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   MatchCount counted;
   bool countable = o.by_message || page_end > bound ||
                    enq.get_mset(0, 0, Xapian::doccount{0}).get_uncollapsed_matches_upper_bound() <= bound;
+  timer.mark("bound");
   if (!countable) {
     // Telling an older epoch's document from a current one reads its session: most of a count's
     // cost. While the index holds no more of them than the bound, the count takes every epoch's,
@@ -291,6 +292,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     counted = count_matches(db, q, bound + static_cast<Xapian::doccount>(any_epoch ? old_docs : 0), count_md);
     countable = !counted.more;
   }
+  timer.mark("count");
   const Xapian::doccount check_at_least = countable ? std::max(page_end, bound) : page_end;
   const bool tallied = !o.by_message && countable;
   const bool two_pass = tallied && by_relevance;
@@ -301,6 +303,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   const auto offset = static_cast<Xapian::doccount>(f.offset), limit = static_cast<Xapian::doccount>(f.limit);
   Xapian::MSet mset = two_pass ? enq.get_mset(0, offset + limit + kTieSlack, check_at_least, nullptr, md)
                                : enq.get_mset(offset, limit, check_at_least, nullptr, md);
+  timer.mark("ranked");
   bool tally_whole = tallied && tally.saw_every_match();
   const bool reordered = two_pass && tally_whole;
   if (two_pass) enq.clear_matchspies();
