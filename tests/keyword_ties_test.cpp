@@ -58,11 +58,13 @@ std::string write_tie_tree(const std::string& src, int fillers) {
   return src;
 }
 
-QueryResult tie_search(IndexReader& reader, size_t offset, size_t limit) {
+QueryResult tie_search(IndexReader& reader, size_t offset, size_t limit, bool session_runs) {
   FilterArgs args;
   args.offset = offset;
   args.limit = limit;
-  return run_keyword(reader, "tied words", parse_filters(args, 0, 20), KeywordOptions{});
+  KeywordOptions o;
+  o.session_runs = session_runs;
+  return run_keyword(reader, "tied words", parse_filters(args, 0, 20), o);
 }
 
 std::vector<std::string> sessions_of(const QueryResult& r) {
@@ -76,13 +78,16 @@ std::vector<std::string> sessions_of(const QueryResult& r) {
 TEST_CASE("search: keyword ties rank newest first on every page, a session by its newest best message",
           "[search][ties]") {
   const int fillers = GENERATE(0, 70);
-  INFO("fillers " << fillers);
+  // Collapsed by the session runs (the page ordered here) or by Xapian (ordered afterwards).
+  const bool session_runs = GENERATE(true, false);
+  INFO("fillers " << fillers << " session runs " << session_runs);
   TempDir tmp("ties");
   const std::string idx = tmp / "idx";
   index_tree(idx, write_tie_tree(tmp / "src", fillers));
 
   IndexReader reader(idx);
-  const QueryResult all = tie_search(reader, 0, 200);
+  REQUIRE(reader.has_session_runs());
+  const QueryResult all = tie_search(reader, 0, 200, session_runs);
   REQUIRE(all.total == kTieSessions);
   REQUIRE(all.total_exact);
   REQUIRE(all.hits.size() == kTieSessions);
@@ -110,7 +115,7 @@ TEST_CASE("search: keyword ties rank newest first on every page, a session by it
   for (size_t limit : {1, 7, 20, 45}) {
     for (size_t offset = 0; offset <= order.size(); ++offset) {
       INFO("offset " << offset << " limit " << limit);
-      const QueryResult page = tie_search(reader, offset, limit);
+      const QueryResult page = tie_search(reader, offset, limit, session_runs);
       const size_t end = std::min(order.size(), offset + limit);
       const std::vector<std::string> want(order.begin() + static_cast<std::ptrdiff_t>(std::min(offset, end)),
                                           order.begin() + static_cast<std::ptrdiff_t>(end));

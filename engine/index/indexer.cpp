@@ -16,6 +16,7 @@
 #include "engine/index/garbage.h"
 #include "engine/index/index_parts.h"
 #include "engine/index/rebuild.h"
+#include "engine/index/session_runs.h"
 #include "engine/index/drop_sessions.h"
 #include "engine/index/salvage.h"
 #include "engine/index/schema.h"
@@ -468,6 +469,17 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   }
   detail::read_totals(LmdbTxn(store.env(), true), db, summary);
   finish_run(store, options, summary);  // a compaction or a repack (engine/index/compact.h)
+  // What keyword's own collapse reads (engine/index/session_runs.h). Without them, or with runs of
+  // another revision, queries read each match's value as before: a failure here costs speed only.
+  if (!summary.interrupted) {
+    try {
+      timer.mark("finish");
+      timer.count("session runs read", keep_session_runs(store));
+      timer.mark("session runs");
+    } catch (const Xapian::Error& e) {
+      summary.problems.push_back("session runs not kept (keyword reads values instead): " + e.get_description());
+    }
+  }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   return summary;
 }

@@ -187,15 +187,19 @@ IndexDatabases open_index_databases(const std::string& index_dir, const XapianLa
   // its second half (part-<gen>), so a listed part without its main is a deleted main. Without a
   // part, the reader's document count check (reader.cpp) finds a deleted main.
   bool has_part = std::any_of(layout.shards.begin(), layout.shards.end(), [](const auto& s) { return XapianLayout::is_part(s); });
-  if (has_part || fs::exists(layout.main_dir(index_dir))) out.all.add_database(open_listed(index_dir, main_name));
-  for (const auto& s : layout.shards) out.all.add_database(open_listed(index_dir, s));
+  const auto add = [&](const std::string& name) {
+    out.parts.emplace_back(name, open_listed(index_dir, name));
+    out.all.add_database(out.parts.back().second);
+  };
+  if (has_part || fs::exists(layout.main_dir(index_dir))) add(main_name);
+  for (const auto& s : layout.shards) add(s);
   out.message_docs = out.all.get_doccount();
   // The legacy titles/ is created with the first title; a rebuild's titles-<k> always exists.
   const std::string titles = layout.titles_dir(index_dir);
   const std::string titles_name = fs::path(titles).filename().string();
   refuse_symlink(titles, titles_name);
   if (layout.titles != XapianLayout::kLegacyTitles || fs::exists(titles)) {
-    out.all.add_database(open_listed(index_dir, titles_name));
+    add(titles_name);
     out.titles = true;
   }
   return out;

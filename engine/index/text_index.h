@@ -145,6 +145,8 @@ void restrict_permissions(const std::string& dir);
 // Main + shards + titles as one read-only database.
 struct IndexDatabases {
   Xapian::Database all;
+  // The databases `all` combines, in its order, with their dir names (SessionRuns reads them).
+  std::vector<std::pair<std::string, Xapian::Database>> parts;
   Xapian::doccount message_docs = 0;  // main + shards: every message document, older epochs' too
   bool titles = false;                // the titles database exists (legacy titles/ is created with the first title)
 };

@@ -299,27 +299,40 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   if (by_relevance && !two_pass) newest_first();
   SessionTally tally(check_at_least), again(check_at_least);
   const SessionTally* tallied_by = &tally;
-  if (tallied) enq.add_matchspy(&tally);
   const auto offset = static_cast<Xapian::doccount>(f.offset), limit = static_cast<Xapian::doccount>(f.limit);
-  Xapian::MSet mset = two_pass ? enq.get_mset(0, offset + limit + kTieSlack, check_at_least, nullptr, md)
-                               : enq.get_mset(offset, limit, check_at_least, nullptr, md);
-  timer.mark("ranked");
-  bool tally_whole = tallied && tally.saw_every_match();
-  const bool reordered = two_pass && tally_whole;
-  if (two_pass) enq.clear_matchspies();
-  if (two_pass && !tally_whole) {
-    // No proof that the tally saw every match: one pass in the page's order decides the page and
-    // the total, as without the first.
-    newest_first();
-    enq.add_matchspy(&again);
-    mset = enq.get_mset(offset, limit, check_at_least, nullptr, md);
-    enq.clear_matchspies();
-    tallied_by = &again;
-    tally_whole = again.saw_every_match();
+  // With every message database's session runs kept, one pass without Xapian's collapse hands
+  // over every match, and the page and tally come from them (keyword_page.h).
+  std::optional<std::vector<PageItem>> own;
+  if (two_pass && !md && o.session_runs && reader.has_session_runs()) {
+    enq.set_collapse_key(Xapian::BAD_VALUENO);
+    own = page_by_own_collapse(enq, check_at_least, offset, limit, reader, tally);
+    enq.set_collapse_key(kSlotSession);  // (without `own`, more than check_at_least matched: the passes below decide)
   }
-  const std::vector<PageItem> page =
-      reordered ? page_newest_first(enq, mset, tally, offset, limit, md, reader)
-                : page_items(mset, 0, limit);
+  Xapian::MSet mset;
+  std::vector<PageItem> page;
+  bool tally_whole = own.has_value();
+  if (own) {
+    page = std::move(*own);
+  } else {
+    if (tallied) enq.add_matchspy(&tally);
+    mset = two_pass ? enq.get_mset(0, offset + limit + kTieSlack, check_at_least, nullptr, md)
+                    : enq.get_mset(offset, limit, check_at_least, nullptr, md);
+    tally_whole = tallied && tally.saw_every_match();
+    const bool reordered = two_pass && tally_whole;
+    if (two_pass) enq.clear_matchspies();
+    if (two_pass && !tally_whole) {
+      // No proof that the tally saw every match: one pass in the page's order decides the page and
+      // the total, as without the first.
+      newest_first();
+      enq.add_matchspy(&again);
+      mset = enq.get_mset(offset, limit, check_at_least, nullptr, md);
+      enq.clear_matchspies();
+      tallied_by = &again;
+      tally_whole = again.saw_every_match();
+    }
+    page = reordered ? page_newest_first(enq, mset, tally, offset, limit, md, reader) : page_items(mset, 0, limit);
+  }
+  timer.mark("ranked");
   result.total = tally_whole ? tallied_by->sessions() : mset.get_matches_estimated();
   result.total_exact = tally_whole || mset.get_matches_lower_bound() == mset.get_matches_upper_bound();
   if (!result.total_exact && !o.by_message) {
@@ -403,7 +416,7 @@ QueryResult run_keyword(IndexReader& reader, const std::string& query, const Fil
     } catch (const Xapian::DatabaseModifiedError&) {
       // A writer recycled blocks of our revision: reopen and rerun the whole query.
       if (attempt >= 3) throw;
-      reader.xapian().reopen();
+      reader.reopen_xapian();
     }
   }
 }

@@ -10,8 +10,15 @@
 namespace osearch {
 
 void SessionTally::operator()(const Xapian::Document& doc, double weight) {
+  if (docs_ >= limit_) {
+    ++docs_;
+    return;
+  }
+  add(doc.get_value(kSlotSession), weight);  // as stored: decoded only for the page's hits
+}
+
+void SessionTally::add(std::string value, double weight) {
   if (++docs_ > limit_) return;
-  std::string value = doc.get_value(kSlotSession);  // as stored: decoded only for the page's hits
   if (value.empty()) {
     ++unkeyed_;  // Xapian never collapses an empty key
     return;
@@ -123,6 +130,89 @@ std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet
   enq.set_cutoff(0, edge - std::abs(edge) * 1e-9);
   enq.set_sort_by_relevance_then_value(kSlotTime, true);
   return page_items(enq.get_mset(offset, limit, 0, nullptr, md), 0, limit);
+}
+
+std::optional<std::vector<PageItem>> page_by_own_collapse(Xapian::Enquire& enq, Xapian::doccount check_at_least,
+                                                          Xapian::doccount offset, Xapian::doccount limit,
+                                                          const IndexReader& reader, SessionTally& tally) {
+  const Xapian::MSet all = enq.get_mset(0, check_at_least, check_at_least);
+  if (all.size() >= check_at_least) return std::nullopt;
+  struct Match {
+    Xapian::docid id;
+    double weight;
+    std::string value;  // the session's stored value; "" for a document of none (a memory)
+  };
+  std::vector<Match> matches;
+  matches.reserve(all.size());
+  for (auto it = all.begin(); it != all.end(); ++it) {
+    Match m{*it, it.get_weight(), {}};
+    if (!reader.session_value_of_document(m.id, m.value)) m.value = it.get_document().get_value(kSlotSession);
+    matches.push_back(std::move(m));
+  }
+  for (const Match& m : matches) tally.add(m.value, m.weight);
+  // By relevance, then document id: each session's first match is the one Xapian's collapse keeps.
+  std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
+    return a.weight != b.weight ? a.weight > b.weight : a.id < b.id;
+  });
+  struct Entry {
+    double weight;
+    std::vector<size_t> at_best;  // its matches at its best weight (indexes into `matches`)
+    size_t shown = 0;             // the one that stands for it
+  };
+  std::vector<Entry> entries;
+  std::unordered_map<std::string_view, size_t> entry_of;
+  for (size_t k = 0; k < matches.size(); ++k) {
+    const Match& m = matches[k];
+    if (m.value.empty()) {  // never collapsed, as in Xapian
+      entries.push_back({m.weight, {k}, k});
+      continue;
+    }
+    const auto [it, fresh] = entry_of.try_emplace(m.value, entries.size());
+    if (fresh)
+      entries.push_back({m.weight, {k}, k});
+    else if (entries[it->second].weight == m.weight)
+      entries[it->second].at_best.push_back(k);
+  }
+  // Equal best weights reaching into the page go newest first (then by id), as does the document
+  // standing for a session with two at its best: their times are read, no one else's.
+  const size_t end = std::min<size_t>(entries.size(), size_t{offset} + limit);
+  const Xapian::Database& db = reader.xapian();
+  for (size_t b = 0; b < end;) {
+    size_t e = b + 1;
+    while (e < entries.size() && entries[e].weight == entries[b].weight) ++e;
+    const bool shared = std::any_of(entries.begin() + static_cast<std::ptrdiff_t>(b),
+                                    entries.begin() + static_cast<std::ptrdiff_t>(e),
+                                    [](const Entry& x) { return x.at_best.size() > 1; });
+    if (e > offset && (e - b > 1 || shared)) {
+      std::vector<std::pair<std::string, size_t>> keyed;  // (time value, entry)
+      for (size_t k = b; k < e; ++k) {
+        Entry& x = entries[k];
+        std::string newest;
+        for (size_t at : x.at_best) {
+          std::string t = db.get_document(matches[at].id).get_value(kSlotTime);
+          // at_best is in id order: a later one stands only when strictly newer
+          if (at == x.at_best.front() || t > newest) {
+            newest = std::move(t);
+            x.shown = at;
+          }
+        }
+        keyed.emplace_back(std::move(newest), k);
+      }
+      std::sort(keyed.begin(), keyed.end(), [&](const auto& p, const auto& q) {
+        return p.first != q.first ? p.first > q.first : matches[entries[p.second].shown].id < matches[entries[q.second].shown].id;
+      });
+      std::vector<Entry> run;
+      for (const auto& [time, k] : keyed) run.push_back(std::move(entries[k]));
+      std::move(run.begin(), run.end(), entries.begin() + static_cast<std::ptrdiff_t>(b));
+    }
+    b = e;
+  }
+  std::vector<PageItem> page;
+  for (size_t k = offset; k < end; ++k) {
+    const Match& m = matches[entries[k].shown];
+    page.push_back({m.id, m.weight, db.get_document(m.id)});
+  }
+  return page;
 }
 
 }  // namespace osearch

@@ -12,6 +12,7 @@
 
 #include <xapian.h>
 
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -28,6 +29,8 @@ class SessionTally : public Xapian::MatchSpy {
   // Past `limit` documents the count cannot be proved whole: the rest are only counted.
   explicit SessionTally(Xapian::doccount limit) : limit_(limit) {}
   void operator()(const Xapian::Document& doc, double weight) override;
+  // One matching document of the session whose stored value is `session_value` ("": none).
+  void add(std::string session_value, double weight);
   // Xapian stops early only once `check_at_least` (= limit) documents survived collapsing, so
   // fewer seen means none was skipped.
   bool saw_every_match() const { return docs_ < limit_; }
@@ -71,5 +74,13 @@ constexpr Xapian::doccount kTieSlack = 32;
 std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet& top, const SessionTally& tally,
                                         Xapian::doccount offset, Xapian::doccount limit,
                                         const Xapian::MatchDecider* md, const IndexReader& reader);
+
+// The page of `offset` and `limit` in the order page_newest_first gives, from one pass of `enq`
+// (by relevance, no collapse key, no decider) that hands over every match: each match's session
+// comes from the reader's session runs (or its value), and `tally` counts them. nullopt, with
+// `tally` untouched, when check_at_least or more matched (not every match was seen).
+std::optional<std::vector<PageItem>> page_by_own_collapse(Xapian::Enquire& enq, Xapian::doccount check_at_least,
+                                                          Xapian::doccount offset, Xapian::doccount limit,
+                                                          const IndexReader& reader, SessionTally& tally);
 
 }  // namespace osearch

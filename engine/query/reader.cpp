@@ -89,6 +89,14 @@ void IndexReader::open_parts(const std::string& dir) {
     throw IndexDamaged(fs_name(layout.titles_dir(dir)), "missing (sessions have titles)");
   xapian_ = std::move(dbs.all);
   message_docs_ = dbs.message_docs;
+  runs_.clear();
+  runs_cover_messages_ = !dbs.parts.empty();
+  for (const auto& [name, one] : dbs.parts) {
+    std::optional<SessionRuns> runs;
+    if (auto kept = txn_->get(db().meta, std::string(kSessionRunsPrefix) + name)) runs = SessionRuns::for_database(*kept, one);
+    if (!runs && name != layout.titles) runs_cover_messages_ = false;
+    runs_.push_back(std::move(runs));
+  }
   epochs_.clear();
   LmdbCursor ep(*txn_, db().epochs);
   for (bool ok = ep.first(); ok; ok = ep.next())
@@ -116,7 +124,28 @@ void IndexReader::open_memories(const std::string& dir) {
   MemoryStore::Snapshot snapshot(store);
   memories_ = snapshot.all();
   memory_generation_ = snapshot.generation();
-  if (std::optional<Xapian::Database> db = open_memory_text(dir)) xapian_.add_database(*db);
+  if (std::optional<Xapian::Database> db = open_memory_text(dir)) {
+    xapian_.add_database(*db);
+    runs_.emplace_back();  // memories have no session: their documents read their own value
+  }
+}
+
+void IndexReader::reopen_xapian() {
+  xapian_.reopen();
+  for (auto& r : runs_) r.reset();
+  runs_cover_messages_ = false;
+}
+
+bool IndexReader::session_value_of_document(Xapian::docid did, std::string& out) const {
+  // Xapian interleaves the ids of a combination: database i's document d is (d - 1) * n + i + 1.
+  const size_t n = runs_.size();
+  if (n == 0 || did == 0) return false;
+  const size_t i = (did - 1) % n;
+  if (!runs_[i]) return false;
+  const std::optional<uint32_t> number = runs_[i]->number_of(static_cast<Xapian::docid>((did - 1) / n + 1));
+  if (!number) return false;
+  out = session_number_value(*number);
+  return true;
 }
 
 uint64_t IndexReader::old_epoch_documents() const {

@@ -12,6 +12,7 @@
 #include "engine/index/indexer.h"
 #include "engine/store/records_store.h"
 #include "engine/store/store.h"
+#include "engine/index/session_runs.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
 #include "memory/memory.h"
@@ -31,6 +32,9 @@ class IndexReader {
   const LmdbTxn& txn() const { return *txn_; }
   const Dbis& db() const { return store_.db(); }
   Xapian::Database& xapian() { return xapian_; }
+  // Xapian's reopen after a DatabaseModifiedError: its databases may be at newer revisions then,
+  // so the runs read for the opened ones are dropped.
+  void reopen_xapian();
   const Xapian::Database& xapian() const { return xapian_; }
   const TextLogReader& text() const { return *text_; }
   const std::string& dir() const { return store_.dir(); }
@@ -47,6 +51,12 @@ class IndexReader {
   // The session a document's session value names; nullopt for a memory's value or a number no
   // session has.
   std::optional<std::string> session_of_value(std::string_view value) const;
+  // The session value of the document `did` of xapian() as its database's kept runs give it
+  // (engine/index/session_runs.h); false when they cannot say (no runs for its database, a
+  // document without a session value): the caller reads the document's value then.
+  bool session_value_of_document(Xapian::docid did, std::string& out) const;
+  // Whether the runs cover every message database (keyword's own collapse is worth it then).
+  bool has_session_runs() const { return runs_cover_messages_; }
   std::optional<MessageRec> message(std::string_view key) const;
   std::string_view message_text(const MessageRec& m) const { return text_->text(m.text_offset, m.text_len); }
   IndexCounts counts() const;
@@ -69,6 +79,8 @@ class IndexReader {
   std::unique_ptr<LmdbTxn> txn_;
   Xapian::Database xapian_;
   uint64_t message_docs_ = 0;  // in the message databases: older epochs' too
+  std::vector<std::optional<SessionRuns>> runs_;  // per database of xapian_, in its order
+  bool runs_cover_messages_ = false;
   DocumentEpochs epochs_;
   std::optional<TextLogReader> text_;
   void open_memories(const std::string& dir);

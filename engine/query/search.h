@@ -19,6 +19,9 @@ struct KeywordOptions {
   // Matching documents examined in full so that `total` is exact; beyond, it is Xapian's estimate
   // and `total_exact` is false.
   size_t exact_total_docs = 20000;
+  // Collapse by the index's session runs when it keeps them (engine/index/session_runs.h); off,
+  // Xapian collapses by each match's value (tests compare the two).
+  bool session_runs = true;
 };
 
 struct ContentOptions {
