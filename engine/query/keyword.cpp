@@ -173,11 +173,14 @@ std::set<std::string, std::less<>> titles_matching(const IndexReader& reader, co
 void count_session_matches(const IndexReader& reader, const Xapian::Database& db, const Xapian::Query& q,
                            const SessionTally* tally, std::vector<Hit>& hits) {
   if (tally) {
-    const auto titled = titles_matching(reader, db, q, hits);
+    // The own collapse knew which matches were title documents; Xapian's tally did not.
+    std::set<std::string, std::less<>> titled;
+    if (!tally->knows_titles()) titled = titles_matching(reader, db, q, hits);
     for (Hit& h : hits) {
       if (h.memory) continue;
       const std::optional<std::string> value = reader.session_value(h.session.id);
-      const Xapian::doccount docs = value ? tally->documents(*value) : 0, title = titled.count(h.session.id);
+      const Xapian::doccount docs = value ? tally->documents(*value) : 0;
+      const Xapian::doccount title = tally->knows_titles() ? (value ? tally->titles(*value) : 0) : titled.count(h.session.id);
       h.match_count = docs - std::min(docs, title);  // the tally saw the title too: never below zero
     }
     return;

@@ -17,13 +17,14 @@ void SessionTally::operator()(const Xapian::Document& doc, double weight) {
   add(doc.get_value(kSlotSession), weight);  // as stored: decoded only for the page's hits
 }
 
-void SessionTally::add(std::string value, double weight) {
+void SessionTally::add(std::string value, double weight, bool title) {
   if (++docs_ > limit_) return;
   if (value.empty()) {
     ++unkeyed_;  // Xapian never collapses an empty key
     return;
   }
   Seen& s = per_session_[std::move(value)];
+  s.titles += title;
   if (s.documents++ == 0 || weight > s.best) {
     s.best = weight;
     s.at_best = 1;
@@ -35,6 +36,11 @@ void SessionTally::add(std::string value, double weight) {
 Xapian::doccount SessionTally::documents(const std::string& session_value) const {
   auto it = per_session_.find(session_value);
   return it == per_session_.end() ? 0 : it->second.documents;
+}
+
+Xapian::doccount SessionTally::titles(const std::string& session_value) const {
+  auto it = per_session_.find(session_value);
+  return it == per_session_.end() ? 0 : it->second.titles;
 }
 
 bool SessionTally::best_is_shared(const std::string& value) const {
@@ -149,7 +155,8 @@ std::optional<std::vector<PageItem>> page_by_own_collapse(Xapian::Enquire& enq, 
     if (!reader.session_value_of_document(m.id, m.value)) m.value = it.get_document().get_value(kSlotSession);
     matches.push_back(std::move(m));
   }
-  for (const Match& m : matches) tally.add(m.value, m.weight);
+  for (const Match& m : matches) tally.add(m.value, m.weight, reader.is_title_document(m.id));
+  tally.set_knows_titles();
   // By relevance, then document id: each session's first match is the one Xapian's collapse keeps.
   std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
     return a.weight != b.weight ? a.weight > b.weight : a.id < b.id;

@@ -29,8 +29,14 @@ class SessionTally : public Xapian::MatchSpy {
   // Past `limit` documents the count cannot be proved whole: the rest are only counted.
   explicit SessionTally(Xapian::doccount limit) : limit_(limit) {}
   void operator()(const Xapian::Document& doc, double weight) override;
-  // One matching document of the session whose stored value is `session_value` ("": none).
-  void add(std::string session_value, double weight);
+  // One matching document of the session whose stored value is `session_value` ("": none);
+  // `title`: the session's title document (known only where each match's database is).
+  void add(std::string session_value, double weight, bool title = false);
+  // Whether add() was told which matches are title documents (page_by_own_collapse tells it).
+  bool knows_titles() const { return knows_titles_; }
+  void set_knows_titles() { knows_titles_ = true; }
+  // The matching title documents of that session (0 or 1), when knows_titles().
+  Xapian::doccount titles(const std::string& session_value) const;
   // Xapian stops early only once `check_at_least` (= limit) documents survived collapsing, so
   // fewer seen means none was skipped.
   bool saw_every_match() const { return docs_ < limit_; }
@@ -46,10 +52,11 @@ class SessionTally : public Xapian::MatchSpy {
 
  private:
   struct Seen {
-    Xapian::doccount documents = 0, at_best = 0;
+    Xapian::doccount documents = 0, at_best = 0, titles = 0;
     double best = 0;
   };
   Xapian::doccount limit_, docs_ = 0, unkeyed_ = 0;
+  bool knows_titles_ = false;
   std::unordered_map<std::string, Seen> per_session_;
 };
 

@@ -91,6 +91,8 @@ void IndexReader::open_parts(const std::string& dir) {
   message_docs_ = dbs.message_docs;
   runs_.clear();
   runs_cover_messages_ = !dbs.parts.empty();
+  titles_at_.reset();
+  if (dbs.titles) titles_at_ = dbs.parts.size() - 1;  // added last (open_index_databases)
   for (const auto& [name, one] : dbs.parts) {
     std::optional<SessionRuns> runs;
     if (auto kept = txn_->get(db().meta, std::string(kSessionRunsPrefix) + name)) runs = SessionRuns::for_database(*kept, one);
@@ -134,6 +136,10 @@ void IndexReader::reopen_xapian() {
   xapian_.reopen();
   for (auto& r : runs_) r.reset();
   runs_cover_messages_ = false;
+}
+
+bool IndexReader::is_title_document(Xapian::docid did) const {
+  return titles_at_ && !runs_.empty() && did != 0 && (did - 1) % runs_.size() == *titles_at_;
 }
 
 bool IndexReader::session_value_of_document(Xapian::docid did, std::string& out) const {

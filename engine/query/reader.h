@@ -57,6 +57,8 @@ class IndexReader {
   bool session_value_of_document(Xapian::docid did, std::string& out) const;
   // Whether the runs cover every message database (keyword's own collapse is worth it then).
   bool has_session_runs() const { return runs_cover_messages_; }
+  // Whether document `did` of xapian() is in the titles database (a session's title document).
+  bool is_title_document(Xapian::docid did) const;
   std::optional<MessageRec> message(std::string_view key) const;
   std::string_view message_text(const MessageRec& m) const { return text_->text(m.text_offset, m.text_len); }
   IndexCounts counts() const;
@@ -81,6 +83,7 @@ class IndexReader {
   uint64_t message_docs_ = 0;  // in the message databases: older epochs' too
   std::vector<std::optional<SessionRuns>> runs_;  // per database of xapian_, in its order
   bool runs_cover_messages_ = false;
+  std::optional<size_t> titles_at_;  // the titles database's place in xapian_
   DocumentEpochs epochs_;
   std::optional<TextLogReader> text_;
   void open_memories(const std::string& dir);
