@@ -118,7 +118,9 @@ TEST_CASE("session runs: kept for one revision of one database only", "[index][r
   }
   const Xapian::Database second(dir);
   CHECK_FALSE(SessionRuns::for_database(*runs, second).has_value());  // a later revision
-  const auto again = SessionRuns::for_database(*encode_session_runs(second), second);
+  const std::optional<std::string> reread = encode_session_runs(second);  // (held: the view reads into it)
+  REQUIRE(reread.has_value());
+  const auto again = SessionRuns::for_database(*reread, second);
   REQUIRE(again.has_value());
   CHECK(again->number_of(2) == 9u);
   // Another database, even of the same content, is not this one.
