@@ -27,6 +27,8 @@ inline constexpr std::string_view kSessionRunsPrefix = "session_runs/";
 // nullopt when a document holds a session value that is not a session number.
 std::optional<std::string> encode_session_runs(const Xapian::Database& one);
 
+// A view: the encoded runs it was made from must outlive it (a reader's are LMDB pages its
+// snapshot keeps).
 class SessionRuns {
  public:
   // The runs in `encoded` when they were read from `one` at its revision; nullopt otherwise.
