@@ -478,6 +478,8 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       timer.mark("session runs");
     } catch (const Xapian::Error& e) {
       summary.problems.push_back("session runs not kept (keyword reads values instead): " + e.get_description());
+    } catch (const IndexDamaged& e) {  // a listed database missing or unopenable: the next query names it
+      summary.problems.push_back(std::string("session runs not kept (keyword reads values instead): ") + e.what());
     }
   }
   summary.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

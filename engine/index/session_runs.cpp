@@ -1,6 +1,5 @@
 #include "engine/index/session_runs.h"
 
-#include <filesystem>
 #include <set>
 
 #include "engine/index/index_parts.h"
@@ -10,7 +9,6 @@
 #include "engine/store/store.h"
 
 namespace osearch {
-namespace fs = std::filesystem;
 
 namespace {
 // uuid (length-prefixed), be64 revision, be32 document count, then the runs.
@@ -29,6 +27,12 @@ std::optional<std::string> encode_session_runs(const Xapian::Database& one) {
   std::string out = header_of(one);
   uint32_t first = 0, last = 0, number = 0;
   bool open = false;
+  const auto close_run = [&] {
+    if (!open) return;
+    put_be32(out, first);
+    put_be32(out, last);
+    put_be32(out, number);
+  };
   for (auto it = one.valuestream_begin(kSlotSession); it != one.valuestream_end(kSlotSession); ++it) {
     const std::optional<uint32_t> n = number_of_session_value(*it);
     if (!n) return std::nullopt;  // not a message or title document's value: keep to the values
@@ -37,20 +41,12 @@ std::optional<std::string> encode_session_runs(const Xapian::Database& one) {
       last = did;
       continue;
     }
-    if (open) {
-      put_be32(out, first);
-      put_be32(out, last);
-      put_be32(out, number);
-    }
+    close_run();
     first = last = did;
     number = *n;
     open = true;
   }
-  if (open) {
-    put_be32(out, first);
-    put_be32(out, last);
-    put_be32(out, number);
-  }
+  close_run();
   return out;
 }
 
@@ -81,17 +77,13 @@ std::optional<uint32_t> SessionRuns::number_of(Xapian::docid local) const {
 size_t keep_session_runs(const Store& store) {
   const Dbis& db = store.db();
   LmdbTxn txn(store.env(), false);
-  const XapianLayout layout = read_parts(txn, db).layout;
-  std::vector<std::string> names;
-  if (fs::exists(layout.main_dir(store.dir()) + "/iamglass")) names.push_back(fs::path(layout.main_dir(store.dir())).filename().string());
-  for (const auto& s : layout.shards) names.push_back(s);
-  if (fs::exists(layout.titles_dir(store.dir()) + "/iamglass")) names.push_back(layout.titles);
+  // The databases a reader opens, in its order (open_index_databases): main, shards, titles.
+  const IndexDatabases dbs = open_index_databases(store.dir(), read_parts(txn, db).layout);
   size_t read = 0;
   std::set<std::string> keys;
-  for (const auto& name : names) {
+  for (const auto& [name, one] : dbs.parts) {
     const std::string key = std::string(kSessionRunsPrefix) + name;
     keys.insert(key);
-    const Xapian::Database one(store.dir() + "/" + name);
     const std::optional<std::string_view> kept = txn.get(db.meta, key);
     if (kept && SessionRuns::for_database(*kept, one)) continue;
     ++read;

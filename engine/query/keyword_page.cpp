@@ -153,9 +153,9 @@ std::optional<std::vector<PageItem>> page_by_own_collapse(Xapian::Enquire& enq, 
   for (auto it = all.begin(); it != all.end(); ++it) {
     Match m{*it, it.get_weight(), {}};
     if (!reader.session_value_of_document(m.id, m.value)) m.value = it.get_document().get_value(kSlotSession);
+    tally.add(m.value, m.weight, reader.is_title_document(m.id));
     matches.push_back(std::move(m));
   }
-  for (const Match& m : matches) tally.add(m.value, m.weight, reader.is_title_document(m.id));
   tally.set_knows_titles();
   // By relevance, then document id: each session's first match is the one Xapian's collapse keeps.
   std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
