@@ -302,7 +302,36 @@ CompactResult compact_index(Store& store, const std::function<void(std::string_v
   return res;
 }
 
-void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary) {
+namespace {
+
+// Is the garbage worth a compaction now, with room for it? Failures are reported, not fatal.
+bool weigh_garbage(Store& store, const IndexOptions& options, IndexSummary& summary) {
+  try {
+    LmdbTxn r(store.env(), true);
+    const GarbageReport g = garbage_report(store.dir(), r, store.db());
+    if (!worth_compacting(g, CompactRule{options.compact_min_bytes})) return false;
+    // The new generation sits beside the old one until the switch: without room for it, a run
+    // would fail with no-space each time. The user can free space and ask for it.
+    const uint64_t size = tree_bytes(store.dir());
+    const uint64_t needed = size - std::min(size, *g.bytes()) + kRoomMargin;  // (worth_compacting knows the bytes)
+    if (free_bytes(store.dir()) < needed) {
+      summary.problems.push_back("garbage passes the compaction rule, but the disk lacks room for the compacted copy (" +
+                                 std::to_string(needed >> 20) + " MB): `osearch index --compact` once there is");
+      return false;
+    }
+    return true;
+  } catch (const std::exception& e) {  // the next open names what is damaged; the run itself is done
+    summary.problems.push_back(std::string("garbage could not be weighed: ") + e.what());
+  } catch (const Xapian::Error& e) {
+    summary.problems.push_back("garbage could not be weighed: Xapian: " + e.get_description());
+  }
+  return false;
+}
+
+}  // namespace
+
+void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary,
+                const std::function<void()>& settle_layout) {
   if (summary.interrupted) {
     if (options.compact == Compact::Always)
       summary.problems.push_back("the compaction was left for the next `osearch index --compact` (the run was stopped)");
@@ -311,28 +340,21 @@ void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary
   bool compact = options.compact == Compact::Always;
   // A rebuild just made a generation without garbage.
   if (options.compact == Compact::Auto && !summary.rebuilt) {
+    // No garbage at all (a cold build) cannot pass the rule: a repack may then run beside the
+    // run's shard compaction. Anything else is weighed over the final layout.
+    bool none = false;
     try {
-      LmdbTxn r(store.env(), true);
-      const GarbageReport g = garbage_report(store.dir(), r, store.db());
-      compact = worth_compacting(g, CompactRule{options.compact_min_bytes});
-      // The new generation sits beside the old one until the switch: without room for it, a run
-      // would fail with no-space each time. The user can free space and ask for it.
-      if (compact) {  // (worth_compacting knows the bytes)
-        const uint64_t size = tree_bytes(store.dir());
-        const uint64_t needed = size - std::min(size, *g.bytes()) + kRoomMargin;
-        if (free_bytes(store.dir()) < needed) {
-          compact = false;
-          summary.problems.push_back("garbage passes the compaction rule, but the disk lacks room for the compacted copy (" +
-                                     std::to_string(needed >> 20) + " MB): `osearch index --compact` once there is");
-        }
-      }
-    } catch (const std::exception& e) {  // the next open names what is damaged; the run itself is done
-      summary.problems.push_back(std::string("garbage could not be weighed: ") + e.what());
-    } catch (const Xapian::Error& e) {
-      summary.problems.push_back("garbage could not be weighed: Xapian: " + e.get_description());
+      const GarbageCounts c = read_garbage_counts(LmdbTxn(store.env(), true), store.db());
+      none = c.text_bytes == 0u && c.hidden_documents == 0u;
+    } catch (const std::exception&) {  // weighed again below, where failures are reported
+    }
+    if (!none) {
+      settle_layout();
+      compact = weigh_garbage(store, options, summary);
     }
   }
   if (compact && !summary.rebuilt) {
+    settle_layout();
     CompactResult c;
     if (reported_step(store, summary, "compaction", [&] { c = compact_index(store, options.at_point, options.should_stop); })) {
       summary.compacted = true;

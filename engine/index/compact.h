@@ -46,7 +46,10 @@ struct CompactionStopped : std::runtime_error {
 
 // The end of a complete `index` run: the compaction IndexOptions::compact asks for (Always, or
 // Auto when the garbage passes the rule), else the LMDB repack when it is worth it
-// (engine/store/store_repack.h). A stopped run leaves both for the next run.
-void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary);
+// (engine/store/store_repack.h). A stopped run leaves both for the next run. `settle_layout` waits
+// for the run's own shard compaction (engine/index/shard_compaction.h) and names its result: it is
+// called before anything that needs the final layout; a repack does not, and runs beside it.
+void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary,
+                const std::function<void()>& settle_layout = [] {});
 
 }  // namespace osearch

@@ -17,6 +17,7 @@
 #include "engine/index/index_parts.h"
 #include "engine/index/rebuild.h"
 #include "engine/index/session_runs.h"
+#include "engine/index/shard_compaction.h"
 #include "engine/index/drop_sessions.h"
 #include "engine/index/salvage.h"
 #include "engine/index/schema.h"
@@ -36,7 +37,6 @@
 namespace osearch {
 namespace {
 
-constexpr size_t kMaxShards = 6;
 
 struct WorkItem {
   SourceFile file;
@@ -81,48 +81,6 @@ DiscoveryResult discover(const SourceRoot& root) {
 bool read_before(const SourceFile& a, const SourceFile& b) {
   const bool ai = a.kind == SourceKind::CodexSessionIndex, bi = b.kind == SourceKind::CodexSessionIndex;
   return ai != bi ? bi : a.path < b.path;
-}
-
-// Folds shards into a new main database (or, when they are small next to it, into one shard);
-// LMDB switches to the result in one commit.
-void compact_shards(Store& store, TextIndexWriter& xapian, XapianLayout& layout) {
-  if (layout.shards.empty()) return;
-  uint64_t shard_bytes = 0, main_bytes = TextIndexWriter::dir_bytes(layout.main_dir(store.dir()));
-  size_t fresh = 0;
-  for (const auto& s : layout.shards) {
-    uint64_t b = TextIndexWriter::dir_bytes(store.dir() + "/" + s);
-    if (XapianLayout::is_part(s)) {
-      main_bytes += b;
-    } else {
-      shard_bytes += b;
-      ++fresh;
-    }
-  }
-  if (fresh == 0) return;
-  PhaseTimer timer("compact");
-  XapianLayout next;
-  if (shard_bytes * 4 >= main_bytes) {
-    next = xapian.compact(layout);
-  } else if (fresh > kMaxShards) {
-    next = xapian.merge_shards(layout);
-  } else {
-    return;  // a few small shards: cheaper to search than to merge every run
-  }
-  timer.mark("xapian compact");
-  const XapianLayout before = layout;
-  layout = next;
-  {
-    LmdbTxn txn(store.env(), false);
-    write_layout(txn, store.db(), layout);
-    txn.commit();
-  }
-  // Only the databases compacted away: during a rebuild the old generation's are still live.
-  std::error_code ec;
-  if (before.generation != layout.generation)
-    std::filesystem::remove_all(before.main_dir(store.dir()), ec);
-  for (const auto& s : before.shards)
-    if (std::find(layout.shards.begin(), layout.shards.end(), s) == layout.shards.end())
-      std::filesystem::remove_all(store.dir() + "/" + s, ec);
 }
 
 JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
@@ -213,7 +171,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   }
 
   // The run's writers live in this scope: a compaction at its end (finish_run) builds a new
-  // generation and removes the parts they had open.
+  // generation and removes the parts they had open. The shards' compaction outlives them.
+  ShardCompaction shards;
+  std::optional<std::string> watch_record;
   {
     IndexParts parts;
     std::map<std::string, FileState> states;
@@ -457,18 +417,25 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       // the next writer.
       if (rebuild) summary.problems.push_back("index --full was stopped before it finished: the index is unchanged");
     } else {
-      compact_shards(store, xapian, layout);
-      if (rebuild) switch_to_rebuilt(store, *rebuild, options.at_point);
+      shards.start(store, xapian, layout);
+      if (rebuild) {
+        shards.finish();
+        switch_to_rebuilt(store, *rebuild, options.at_point);
+      }
+      // Kept once the run's end has succeeded (below): a failed compaction leaves no record, so the
+      // next run takes the full path and compacts again.
       if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0)
-        keep_source_watch(store, targeted ? known->updated_record
-                                          : encode_source_watch(roots, observed, files, wall_clock_ns()));
+        watch_record = targeted ? known->updated_record : encode_source_watch(roots, observed, files, wall_clock_ns());
     }
 
     summary.new_messages = batch.counters().messages;
     summary.new_tool_calls = batch.counters().tool_calls;
   }
   detail::read_totals(LmdbTxn(store.env(), true), db, summary);
-  finish_run(store, options, summary);  // a compaction or a repack (engine/index/compact.h)
+  // A compaction or a repack (engine/index/compact.h); a repack runs beside the shards' compaction.
+  finish_run(store, options, summary, [&] { shards.finish(); });
+  shards.finish();
+  if (watch_record) keep_source_watch(store, *watch_record);
   // What keyword's own collapse reads (engine/index/session_runs.h). Without them, or with runs of
   // another revision, queries read each match's value as before: a failure here costs speed only.
   if (!summary.interrupted) {

@@ -287,17 +287,22 @@ std::unique_ptr<ShardWrite> TextIndexWriter::start_shards(std::span<const Messag
 }
 
 XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
+  layout_ = compact_databases(index_dir_, layout);
+  return layout_;
+}
+
+XapianLayout TextIndexWriter::compact_databases(const std::string& index_dir, const XapianLayout& layout) {
   XapianLayout next;
   next.titles = layout.titles;
   next.generation = layout.generation + 1;
-  while (fs::exists(next.main_dir(index_dir_)) || fs::exists(next.part_dir(index_dir_))) ++next.generation;
+  while (fs::exists(next.main_dir(index_dir)) || fs::exists(next.part_dir(index_dir))) ++next.generation;
   // Everything is merged into two databases, in two threads: compaction is single-threaded and
-  // the last step of a cold build, when the other core has nothing to do. The inputs are split
+  // the last step of a cold build, when only the LMDB repack runs beside it. The inputs are split
   // by size (largest first, each to the lighter half).
   std::vector<std::pair<uint64_t, std::string>> inputs;
-  std::string main = layout.main_dir(index_dir_);
+  std::string main = layout.main_dir(index_dir);
   if (fs::exists(main + "/iamglass")) inputs.emplace_back(dir_bytes(main), main);
-  for (const auto& s : layout.shards) inputs.emplace_back(dir_bytes(index_dir_ + "/" + s), index_dir_ + "/" + s);
+  for (const auto& s : layout.shards) inputs.emplace_back(dir_bytes(index_dir + "/" + s), index_dir + "/" + s);
   std::sort(inputs.rbegin(), inputs.rend());
   std::vector<std::string> halves[2];
   uint64_t weight[2] = {0, 0};
@@ -306,7 +311,7 @@ XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
     halves[h].push_back(dir);
     weight[h] += bytes + 1;
   }
-  const std::string outputs[2] = {next.main_dir(index_dir_), next.part_dir(index_dir_)};
+  const std::string outputs[2] = {next.main_dir(index_dir), next.part_dir(index_dir)};
   std::exception_ptr errors[2];
   auto merge = [&](int h) {
     try {
@@ -326,7 +331,6 @@ XapianLayout TextIndexWriter::compact(const XapianLayout& layout) {
   for (const auto& e : errors)
     if (e) std::rethrow_exception(e);
   if (!halves[1].empty()) next.shards.push_back(fs::path(outputs[1]).filename().string());
-  layout_ = next;
   return next;
 }
 

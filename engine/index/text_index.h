@@ -202,6 +202,9 @@ class TextIndexWriter {
   // Merges main + shards into the next generation's main database and part (in two threads);
   // returns the new layout.
   XapianLayout compact(const XapianLayout& layout);
+  // The same without a writer (it touches no open database): for a compaction beside other work
+  // (engine/index/shard_compaction.h).
+  static XapianLayout compact_databases(const std::string& index_dir, const XapianLayout& layout);
   // Merges the fresh shards alone into one new shard (main and part untouched); returns the new layout.
   XapianLayout merge_shards(const XapianLayout& layout);
   // sessions_with_uuid_term over the committed message databases of `layout` (main, part, listed
