@@ -7,6 +7,7 @@
 #include <string>
 #include <system_error>
 
+#include "cli/terminal_text.h"
 #include "engine/index/indexer.h"
 #include "engine/index/source_watch.h"
 #include "engine/index/watch_beat.h"
@@ -40,6 +41,10 @@ uint64_t refresh_run(const Context& ctx, bool& stale, const WatchCheck* known = 
   try {
     IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
     stale = s.busy || s.read_only;
+    // Said once, by the refresh that marks them: stdout stays the answer.
+    if (!ctx.quiet)
+      for (const auto& line : s.emptied_roots)
+        std::fprintf(stderr, "osearch: warning: %s\n", terminal_safe(line, LineBreaks::Visible).c_str());
     return s.files_changed + s.files_deleted;
   } catch (const NoSpace& e) {
     // What was committed is consistent: answer from it, flagged stale, and say why.

@@ -19,6 +19,7 @@
 #include "engine/index/session_runs.h"
 #include "engine/index/shard_compaction.h"
 #include "engine/index/drop_sessions.h"
+#include "engine/index/emptied_roots.h"
 #include "engine/index/salvage.h"
 #include "engine/index/schema.h"
 #include "engine/index/source_watch.h"
@@ -231,6 +232,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
 
     timer.mark("open");
     std::vector<SourceFile> files;
+    EmptiedRoots emptied(roots);
     std::vector<PathStat> observed;  // what discovery relied on, kept for the next quick check
     if (targeted) {
       summary.plan = "targeted";
@@ -240,8 +242,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       // link their sessions dir to the default one): each is read once.
       std::set<std::string> listed;
       std::set<std::pair<uint64_t, uint64_t>> same_file;
-      for (const auto& root : roots) {
-        DiscoveryResult d = discover(root);
+      for (size_t i = 0; i < roots.size(); ++i) {
+        DiscoveryResult d = discover(roots[i]);
+        emptied.discovered(i, d.files.size(), d.errors.empty() && d.file_errors.empty());
         summary.dirs_unreadable += d.errors.size();
         summary.files_unreadable += d.file_errors.size();
         for (auto& e : d.errors) summary.problems.push_back(std::move(e));
@@ -299,7 +302,10 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       batch.set_file_state(gone);
       if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
       ++summary.files_deleted;
+      emptied.marked_deleted(path);
     }
+    summary.emptied_roots = emptied.lines();
+    summary.problems.insert(summary.problems.end(), summary.emptied_roots.begin(), summary.emptied_roots.end());
     // A session that lost a transcript since it was read cannot be rebuilt from its files: dropping
     // it would lose that transcript's messages, which only the index holds now. Its replaced file is
     // read again whole on top of what is stored instead (messages are stored once per uuid; a uuid

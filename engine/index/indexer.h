@@ -88,6 +88,9 @@ struct IndexSummary {
   uint64_t sessions = 0, messages = 0, tool_calls = 0;  // totals after the run
   double seconds = 0;
   std::vector<std::string> problems;  // unreadable files/dirs, bad/repaired/oversized lines: --verbose
+  // Of those, roots that exist but listed nothing while the index held transcripts from under them,
+  // now marked source_deleted (engine/index/emptied_roots.h): said even without --verbose.
+  std::vector<std::string> emptied_roots;
   // --full or a schema change: a new generation was built beside the old one and switched to.
   bool rebuilt = false;
   uint64_t salvaged_memories = 0, salvaged_sessions = 0;  // carried over from the old env
