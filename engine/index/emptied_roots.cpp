@@ -2,16 +2,9 @@
 
 #include <filesystem>
 
+#include "engine/index/salvage.h"  // under_any
+
 namespace osearch {
-namespace {
-
-bool is_under(const std::string& path, std::string dir) {
-  if (dir.empty()) return false;
-  if (dir.back() != '/') dir.push_back('/');
-  return path.compare(0, dir.size(), dir) == 0;
-}
-
-}  // namespace
 
 EmptiedRoots::EmptiedRoots(const std::vector<SourceRoot>& roots)
     : roots_(roots), found_(roots.size(), 0), deleted_(roots.size(), 0), clean_(roots.size(), false) {}
@@ -23,7 +16,7 @@ void EmptiedRoots::discovered(size_t i, size_t files, bool clean) {
 
 void EmptiedRoots::marked_deleted(const std::string& path) {
   for (size_t i = 0; i < roots_.size(); ++i)
-    if (clean_[i] && found_[i] == 0 && is_under(path, roots_[i].dir)) ++deleted_[i];
+    if (clean_[i] && found_[i] == 0 && under_any(path, {roots_[i].dir})) ++deleted_[i];
 }
 
 std::vector<std::string> EmptiedRoots::lines() const {

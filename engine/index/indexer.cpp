@@ -38,7 +38,6 @@
 namespace osearch {
 namespace {
 
-
 struct WorkItem {
   SourceFile file;
   FileState state;
