@@ -31,7 +31,6 @@ class ShardCompaction {
   // shards into one (done here, and named at once), or a compaction of everything, which is
   // started in the background. `layout` is the run's layout as LMDB names it.
   void start(Store& store, TextIndexWriter& xapian, const XapianLayout& layout);
-  bool running() const { return worker_.joinable(); }
   // Waits for a started compaction, names its result in LMDB and removes what it replaced. Does
   // nothing when nothing was started or it is done already. Rethrows the compaction's error (the
   // index is then as before: the old layout is still named).
