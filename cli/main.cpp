@@ -27,9 +27,10 @@ using namespace osearch;
 // next ones a 4 KB fault cost ~2 µs and a 2 MB one ~330 µs of zeroing (8.7 ms when the kernel first
 // compacted memory for it), and every command ran 1-15 % faster without them (docs/BENCHMARKS.md).
 // A short-lived process also never waits on that compaction here.
-// Two arenas, not jemalloc's 4 per CPU: every batch of a build starts new shard threads, and with
-// 8 arenas they landed on arenas whose freed pages had gone cold, so each batch faulted its map
-// nodes in afresh (200k faults and 1.4 s of system time for 495 MB); with 2 the pages are reused.
+// Two arenas, not jemalloc's 4 per CPU: every batch of a build starts new shard threads; with 8
+// arenas they had arenas of their own, which gave back their freed pages to the kernel (even with
+// decay off), so each batch faulted its map nodes in afresh: 200k faults and 1.4 s of system time
+// for 495 MB. With 2 they share the arenas of threads that live on, and reuse the pages.
 extern "C" const char* const malloc_conf = "thp:default,metadata_thp:disabled,narenas:2";
 
 namespace {
