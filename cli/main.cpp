@@ -13,6 +13,7 @@
 #include "cli/cmd_orient.h"
 #include "cli/cmd_serve.h"
 #include "cli/commands.h"
+#include "cli/huge_pages.h"
 #include "cli/verbatim_args.h"
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
@@ -21,17 +22,17 @@
 
 using namespace osearch;
 
-// jemalloc's start-up options (read before main; glibc's malloc ignores the symbol): no transparent
-// huge pages, jemalloc's default, kept explicit because it was measured both ways. Huge pages took
-// ~300 faults off a keyword call, which paid on one VM (a 4 KB fault cost 15-30 µs there); on the
-// next ones a 4 KB fault cost ~2 µs and a 2 MB one ~330 µs of zeroing (8.7 ms when the kernel first
-// compacted memory for it), and every command ran 1-15 % faster without them (docs/BENCHMARKS.md).
-// A short-lived process also never waits on that compaction here.
+// jemalloc's start-up options (read before main; glibc's malloc ignores the symbol).
+// Transparent huge pages: jemalloc asks for them on its extents, and main() turns them off again
+// unless the command is a short one on a machine where a 4 KB page fault is dear (cli/huge_pages.h).
+// That cost is the machine's, and it decides (docs/BENCHMARKS.md): where a fault cost ~2 µs (two VMs
+// of this project) every query ran 1-15 % faster without huge pages, a 2 MB one costing ~330 µs of
+// zeroing; where it cost 10 µs or 15-30 µs, `keyword` ran 10-40 % faster with them.
 // Two arenas, not jemalloc's 4 per CPU: every batch of a build starts new shard threads; with 8
 // arenas they had arenas of their own, which gave back their freed pages to the kernel (even with
 // decay off), so each batch faulted its map nodes in afresh: 200k faults and 1.4 s of system time
 // for 495 MB. With 2 they share the arenas of threads that live on, and reuse the pages.
-extern "C" const char* const malloc_conf = "thp:default,metadata_thp:disabled,narenas:2";
+extern "C" const char* const malloc_conf = "thp:always,metadata_thp:disabled,narenas:2";
 
 namespace {
 
@@ -143,6 +144,8 @@ int main(int argc, char** argv) {
     std::printf("osearch 0.1.0\n");
     return 0;
   }
+  const std::string_view named = command_in_argv(argc, argv);
+  choose_huge_pages(named);
   CLI::App app{"osearch: search coding-agent session transcripts (Claude Code, omp/pi, Codex)", "osearch"};
   app.set_version_flag("--version", "osearch 0.1.0");
   app.require_subcommand(1);
@@ -157,7 +160,6 @@ int main(int argc, char** argv) {
   app.add_flag("-v,--verbose", g.verbose, "name skipped files and bad lines");
 
   // Only the command argv names is registered (all of them for help and for anything unusual).
-  const std::string_view named = command_in_argv(argc, argv);
   auto wanted = [&](std::initializer_list<std::string_view> names) {
     if (named.empty()) return true;
     for (std::string_view n : names)

@@ -1,0 +1,26 @@
+// Transparent huge pages for a short command's heap, only where a page fault is dear.
+#pragma once
+
+#include <chrono>
+#include <string_view>
+
+namespace osearch {
+
+// The cheapest of a few first touches of fresh anonymous 4 KB pages: what the kernel (and the
+// hypervisor, in a VM) charges for a page fault here. Zero when it cannot be measured.
+std::chrono::nanoseconds page_fault_cost();
+
+// Whether `command` (as argv names it, empty when unusual) should keep huge pages: a short command
+// where a fault costs `fault`, kDearPageFault or more. Long-lived and bulk commands never do.
+inline constexpr std::chrono::nanoseconds kDearPageFault{5000};
+bool wants_huge_pages(std::string_view command, std::chrono::nanoseconds fault);
+
+// Turns huge pages off for this process unless `keep`. Best effort: an old kernel just says no.
+void keep_huge_pages(bool keep);
+
+// keep_huge_pages(wants_huge_pages(command, page_fault_cost())), without the probe for a command
+// that never keeps them. jemalloc asks for huge pages on every extent (malloc_conf in cli/main.cpp):
+// this decides whether the kernel gives them.
+void choose_huge_pages(std::string_view command);
+
+}  // namespace osearch
