@@ -46,6 +46,9 @@ struct Context {
   // Text output always goes to stdout.
   std::string* output = nullptr;
   ReaderSource* readers = nullptr;  // null: refresh and open a reader per command
+  // What a query's refresh warns of (a root that lists nothing over indexed transcripts) is added
+  // here when set (`osearch mcp`, whose stderr only reaches the client's log), besides stderr.
+  std::vector<std::string>* warnings = nullptr;
 };
 
 // A JSON result (one or more lines) and its final newline, to ctx.output or stdout.

@@ -42,9 +42,10 @@ uint64_t refresh_run(const Context& ctx, bool& stale, const WatchCheck* known = 
     IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
     stale = s.busy || s.read_only;
     // Said once, by the refresh that marks them: stdout stays the answer.
-    if (!ctx.quiet)
-      for (const auto& line : s.emptied_roots)
-        std::fprintf(stderr, "osearch: warning: %s\n", terminal_safe(line, LineBreaks::Visible).c_str());
+    for (const auto& line : s.emptied_roots) {
+      if (ctx.warnings) ctx.warnings->push_back(line);
+      if (!ctx.quiet) std::fprintf(stderr, "osearch: warning: %s\n", terminal_safe(line, LineBreaks::Visible).c_str());
+    }
     return s.files_changed + s.files_deleted;
   } catch (const NoSpace& e) {
     // What was committed is consistent: answer from it, flagged stale, and say why.

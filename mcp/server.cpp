@@ -172,6 +172,8 @@ std::string Server::tools_call(const Message& m, const std::string& version) {
   }
   Context ctx = ctx_;
   ctx.readers = &readers_;
+  std::vector<std::string> warnings;  // the refresh's, said once: the agent sees them beside the answer
+  ctx.warnings = &warnings;
   // The memory writes open the records env themselves (remember resolves --session through a reader
   // of its own): the kept reader is closed first, as LMDB allows one open of an env per process.
   if (tool->writes) readers_.drop();
@@ -187,6 +189,12 @@ std::string Server::tools_call(const Message& m, const std::string& version) {
   w.key("type"); w.value("text");
   w.key("text"); w.value(out.json);
   w.end_object();
+  for (const auto& line : warnings) {
+    w.begin_object();
+    w.key("type"); w.value("text");
+    w.key("text"); w.value("osearch: warning: " + line);
+    w.end_object();
+  }
   w.end_array();
   w.key("isError"); w.value(out.is_error);
   write_modern_fields(w, version);
