@@ -27,7 +27,7 @@ using namespace osearch;
 // unless the command is a short one on a machine where a 4 KB page fault is dear (cli/huge_pages.h).
 // That cost is the machine's, and it decides (docs/BENCHMARKS.md): where a fault cost ~2 µs (two VMs
 // of this project) every query ran 1-15 % faster without huge pages, a 2 MB one costing ~330 µs of
-// zeroing; where it cost 10 µs or 15-30 µs, `keyword` ran 10-40 % faster with them.
+// zeroing; where it cost 10 µs, `keyword` ran ~20 % faster with them (15-30 µs: ~4.5 ms of a call).
 // Two arenas, not jemalloc's 4 per CPU: every batch of a build starts new shard threads; with 8
 // arenas they had arenas of their own, which gave back their freed pages to the kernel (even with
 // decay off), so each batch faulted its map nodes in afresh: 200k faults and 1.4 s of system time
