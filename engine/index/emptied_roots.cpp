@@ -2,7 +2,7 @@
 
 #include <filesystem>
 
-#include "engine/index/salvage.h"  // under_any
+#include "engine/index/salvage.h"  // under
 
 namespace osearch {
 
@@ -16,7 +16,7 @@ void EmptiedRoots::discovered(size_t i, size_t files, bool clean) {
 
 void EmptiedRoots::marked_deleted(const std::string& path) {
   for (size_t i = 0; i < roots_.size(); ++i)
-    if (clean_[i] && found_[i] == 0 && under_any(path, {roots_[i].dir})) ++deleted_[i];
+    if (clean_[i] && found_[i] == 0 && under(path, roots_[i].dir)) ++deleted_[i];
 }
 
 std::vector<std::string> EmptiedRoots::lines() const {

@@ -196,11 +196,14 @@ class ChildSalvage {
 
 }  // namespace
 
+bool under(std::string_view path, std::string_view dir) {
+  if (dir.empty() || !path.starts_with(dir)) return false;
+  return dir.back() == '/' || (path.size() > dir.size() && path[dir.size()] == '/');
+}
+
 bool under_any(const std::string& path, const std::vector<std::string>& dirs) {
-  for (std::string d : dirs) {
-    if (!d.empty() && d.back() != '/') d.push_back('/');
-    if (path.compare(0, d.size(), d) == 0) return true;
-  }
+  for (const auto& d : dirs)
+    if (under(path, d)) return true;
   return false;
 }
 

@@ -35,6 +35,8 @@ struct SalvageReport {
   std::string lost;  // what could not be carried over ("" = nothing was lost)
 };
 
+// Is `path` inside `dir` (never inside an empty one)?
+bool under(std::string_view path, std::string_view dir);
 // Is `path` inside one of `dirs`?
 bool under_any(const std::string& path, const std::vector<std::string>& dirs);
 
