@@ -139,8 +139,7 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
   // A root that listed nothing over indexed transcripts is said without --verbose (--verbose names it
   // among the problems).
   if (!ctx.verbose && !ctx.quiet)
-    for (const auto& p : s.emptied_roots)
-      std::fprintf(stderr, "osearch: warning: %s\n", terminal_safe(p, LineBreaks::Visible).c_str());
+    for (const auto& p : s.emptied_roots) print_warning(p);
   if (ctx.verbose)
     for (const auto& p : s.problems) std::fprintf(stderr, "osearch: %s\n", terminal_safe(p, LineBreaks::Visible).c_str());
   else if (!s.lost.empty())  // data loss is said even without --verbose

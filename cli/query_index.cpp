@@ -44,7 +44,7 @@ uint64_t refresh_run(const Context& ctx, bool& stale, const WatchCheck* known = 
     // Said once, by the refresh that marks them: stdout stays the answer.
     for (const auto& line : s.emptied_roots) {
       if (ctx.warnings) ctx.warnings->push_back(line);
-      if (!ctx.quiet) std::fprintf(stderr, "osearch: warning: %s\n", terminal_safe(line, LineBreaks::Visible).c_str());
+      if (!ctx.quiet) print_warning(line);
     }
     return s.files_changed + s.files_deleted;
   } catch (const NoSpace& e) {

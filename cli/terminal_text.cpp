@@ -1,6 +1,7 @@
 #include "cli/terminal_text.h"
 
 #include <cstdint>
+#include <cstdio>
 
 #include "ingest/utf8.h"
 
@@ -63,6 +64,11 @@ std::string terminal_safe(std::string_view s, LineBreaks breaks) {
     }
   }
   return out;
+}
+
+void print_warning(std::string_view line) {
+  const std::string safe = terminal_safe(line, LineBreaks::Visible);
+  std::fprintf(stderr, "%.*s%s\n", static_cast<int>(kWarningPrefix.size()), kWarningPrefix.data(), safe.c_str());
 }
 
 }  // namespace osearch

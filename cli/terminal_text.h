@@ -20,4 +20,9 @@ enum class LineBreaks {
 
 std::string terminal_safe(std::string_view text, LineBreaks breaks = LineBreaks::AsSpace);
 
+// How a warning starts, on stderr and where a frontend passes it on (`osearch mcp`'s tool results).
+inline constexpr std::string_view kWarningPrefix = "osearch: warning: ";
+// kWarningPrefix and `line` on stderr, the line terminal-safe with its breaks visible (it names paths).
+void print_warning(std::string_view line);
+
 }  // namespace osearch

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "cli/json_writer.h"
+#include "cli/terminal_text.h"
 #include "mcp/tools.h"
 
 namespace osearch::mcp {
@@ -192,7 +193,7 @@ std::string Server::tools_call(const Message& m, const std::string& version) {
   for (const auto& line : warnings) {
     w.begin_object();
     w.key("type"); w.value("text");
-    w.key("text"); w.value("osearch: warning: " + line);
+    w.key("text"); w.value(std::string(kWarningPrefix) + line);
     w.end_object();
   }
   w.end_array();
