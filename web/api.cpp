@@ -8,6 +8,7 @@
 #include "cli/cmd_memory.h"
 #include "cli/cmd_orient.h"
 #include "cli/commands.h"
+#include "cli/json_writer.h"
 #include "engine/query/reader.h"
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
@@ -294,6 +295,24 @@ Api::Api(Context ctx) : ctx_(std::move(ctx)), last_call_(std::chrono::steady_clo
   ctx_.format = Format::Json;
   ctx_.stdout_tty = false;
   ctx_.readers = &readers_;
+  ctx_.warnings = &warnings_;
+}
+
+std::string Api::with_warnings(std::string body) {
+  if (warnings_.empty() || body.size() < 2 || body.front() != '{') return body;
+  JsonWriter w;
+  w.begin_object();
+  w.key("warnings");
+  w.begin_array();
+  for (const auto& line : warnings_) w.value(line);
+  w.end_array();
+  w.end_object();
+  warnings_.clear();
+  std::string member = w.take();  // {"warnings":[…]} without its braces
+  member = member.substr(1, member.size() - 2);
+  const bool empty_object = body.find_first_not_of(" \t\r\n", 1) == body.size() - 1;
+  body.insert(1, member + (empty_object ? "" : ","));
+  return body;
 }
 
 void Api::release_if_idle(std::chrono::steady_clock::duration idle) {
@@ -314,8 +333,8 @@ std::string Api::generation() {
     f.add(m.id);
     f.add(m.deleted_at);
   }
-  return "{\"generation\":" + std::to_string(f.h & ((uint64_t{1} << 53) - 1)) + ",\"sessions\":" +
-         std::to_string(c.sessions) + ",\"messages\":" + std::to_string(c.messages) + "}";
+  return with_warnings("{\"generation\":" + std::to_string(f.h & ((uint64_t{1} << 53) - 1)) + ",\"sessions\":" +
+                       std::to_string(c.sessions) + ",\"messages\":" + std::to_string(c.messages) + "}");
 }
 
 ApiResponse Api::dispatch(std::string_view method, std::string_view path, const Params& params) {
@@ -341,8 +360,11 @@ ApiResponse Api::dispatch(std::string_view method, std::string_view path, const 
   if (e->opens_own_env) readers_.drop();
   const int code = e->run(ctx, q, id);
   while (!out.empty() && out.back() == '\n') out.pop_back();
-  if (code != 0) readers_.drop();
-  return {code == 0 ? 200 : 500, std::move(out), ""};
+  if (code != 0) {
+    readers_.drop();
+    return {500, std::move(out), ""};
+  }
+  return {200, with_warnings(std::move(out)), ""};
 }
 
 ApiResponse Api::handle(std::string_view method, std::string_view path, const Params& params) {

@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/options.h"
 #include "mcp/reader_cache.h"
@@ -37,10 +38,15 @@ class Api {
  private:
   ApiResponse dispatch(std::string_view method, std::string_view path, const Params& params);
   std::string generation();
+  // The answer with the refreshes' pending warnings as its first member, said once.
+  std::string with_warnings(std::string body);
 
   Context ctx_;
   std::mutex engine_;
   mcp::ReaderCache readers_;
+  // What a refresh warned of (a source root that lists nothing over indexed transcripts), kept
+  // until an answer carries it: the poll of /api/generation refreshes as often as any view.
+  std::vector<std::string> warnings_;
   std::chrono::steady_clock::time_point last_call_;
 };
 

@@ -2,7 +2,8 @@
 // (tests/CMakeLists.txt runs it). It indexes tests/data (Claude samples and the mixed omp/pi/Codex
 // corpus), remembers one memory, starts `osearch serve --port 0`, then loads each page, searches
 // (keyword and regex), opens a thread with the keyboard, expands a tool call, follows a deep link,
-// forgets and restores the memory, and draws the usage charts, saving a screenshot of each step.
+// forgets and restores the memory, draws the usage charts, and shows the warning of a source root
+// emptied under the index, saving a screenshot of each step.
 // It fails if any request leaves 127.0.0.1 or a page logs a console error.
 //   node browser_test.mjs --osearch build/osearch --data tests/data --shots build/tests/web-shots
 import assert from 'node:assert/strict';
@@ -198,6 +199,15 @@ try {
   await waitText('#summary', `of ${total + 1} sessions`);
   await waitText('li.session .title', 'Codexindexword title');
   await shot('10-live-update');
+
+  // A source root emptied under the index (a wrong --source, a moved tree): the refresh that marks
+  // its sessions archived says so once, and the page shows it until dismissed.
+  for (const entry of fs.readdirSync(src('claude'))) fs.rmSync(path.join(src('claude'), entry), { recursive: true, force: true });
+  await waitText('#warnings .warning-line', `claude source ${src('claude')}: no transcript found there`);
+  assert.equal(await page.$eval('#warnings', (n) => n.hidden), false);
+  await shot('11-emptied-root');
+  await page.click('#warnings-dismiss');
+  await page.waitForFunction(() => document.getElementById('warnings').hidden, { timeout: 15000 });
   assert.equal(problems.length, 0, problems.join('\n'));
   exitCode = 0;
   console.log(`browser test: ok (screenshots in ${shots})`);

@@ -1,6 +1,6 @@
 // The osearch web app: a hash router over four views (sessions, thread, memories, usage) and the
 // live-update poll of /api/generation.
-import { api, clear } from './util.js';
+import { api, clear, el, onWarnings } from './util.js';
 import { showSessions, refreshSessions, sessionKeys } from './sessions.js';
 import { showThread } from './thread.js';
 import { showMemories } from './memories.js';
@@ -35,6 +35,21 @@ function route() {
   else if (name === 'files') showFiles(view, params);
   else showSessions(view, params);
 }
+
+// A refresh's warnings stay on screen until dismissed: the server says each once.
+const warnings = document.getElementById('warnings');
+onWarnings((lines) => {
+  const shown = new Set([...warnings.querySelectorAll('.warning-line')].map((n) => n.textContent));
+  for (const line of lines) {
+    if (shown.has(line)) continue;
+    warnings.append(el('div', { class: 'warning-line' }, line));
+  }
+  warnings.hidden = false;
+});
+document.getElementById('warnings-dismiss').addEventListener('click', () => {
+  for (const n of warnings.querySelectorAll('.warning-line')) n.remove();
+  warnings.hidden = true;
+});
 
 // Live updates: the index generation changes when a refresh read new messages or a memory changed.
 let generation = null;

@@ -21,6 +21,13 @@ function query(params) {
   return s ? '?' + s : '';
 }
 
+// Warnings a refresh raised on the server (a source root that lists nothing over indexed
+// transcripts) arrive once, as the answer's `warnings`; the app shows them until dismissed.
+let warningSink = null;
+export function onWarnings(fn) {
+  warningSink = fn;
+}
+
 export async function api(path, params, method = 'GET') {
   const res = await fetch('/api/' + path + query(params), {
     method,
@@ -37,6 +44,7 @@ export async function api(path, params, method = 'GET') {
     const e = body.error || {};
     throw new ApiError(res.status, e.kind || 'error', e.message || 'HTTP ' + res.status);
   }
+  if (Array.isArray(body.warnings) && body.warnings.length && warningSink) warningSink(body.warnings);
   return body;
 }
 
