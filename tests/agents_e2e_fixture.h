@@ -108,6 +108,30 @@ struct Mixed {
   std::string codex_path(const std::string& rel = kCodexRel) const { return codex + "/" + rel; }
 };
 
+// The HOME-for-projects mistake (engine/index/emptied_roots.h): one Claude transcript indexed from
+// HOME/.claude/projects, then a frontend given HOME itself as the Claude root, which lists nothing
+// there, so its first refresh marks the session source_deleted and warns once.
+struct EmptiedHome {
+  TempDir tmp;
+  std::string home = tmp / "home";
+  std::string idx = tmp / "idx";
+
+  explicit EmptiedHome(const std::string& name) : tmp(name) {
+    const std::string projects = home + "/.claude/projects";
+    copy_subtree(claude_data_dir(), kClaudeRel, projects);
+    REQUIRE(run_osearch({"--index", idx, "--source", "claude=" + projects, "index"}).exit_code == 0);
+  }
+  osearch::Context context() const {
+    osearch::GlobalOptions g;
+    g.index = idx;
+    g.format = "json";
+    g.quiet = true;
+    g.sources = {"claude=" + home};
+    return osearch::resolve_context(g);
+  }
+  std::string warning() const { return "claude source " + home + ": no transcript found there"; }
+};
+
 // A shell word as a user would paste it: bare when plainly safe, else in single quotes.
 inline std::string quoted(const std::string& s) {
   const bool plain = !s.empty() && std::all_of(s.begin(), s.end(), [](char c) {

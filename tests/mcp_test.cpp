@@ -272,18 +272,8 @@ TEST_CASE("mcp: the binary serves lines on stdin and exits 0 at their end", "[mc
 TEST_CASE("mcp: a refresh's warning of a root that lists nothing reaches the tool result, once", "[mcp]") {
   // The HOME-for-projects mistake (engine/index/emptied_roots.h) through the server: its stderr is only
   // the client's log, so the agent would see every session archived without a word.
-  TempDir tmp("mcp-emptied");
-  const std::string home = tmp / "home";
-  const std::string projects = home + "/.claude/projects";
-  copy_subtree(claude_data_dir(), kClaudeRel, projects);
-  const std::string idx = tmp / "idx";
-  REQUIRE(run_osearch({"--index", idx, "--source", "claude=" + projects, "index"}).exit_code == 0);
-
-  osearch::GlobalOptions g;
-  g.index = idx;
-  g.format = "json";
-  g.sources = {"claude=" + home};
-  osearch::mcp::Server server(osearch::resolve_context(g), osearch::mcp::ServerOptions{});
+  const EmptiedHome fx("mcp-emptied");
+  osearch::mcp::Server server(fx.context(), osearch::mcp::ServerOptions{});
   auto list = [&] {
     const std::string out = server.handle(
         R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"list_sessions","arguments":{}}})");
@@ -294,7 +284,7 @@ TEST_CASE("mcp: a refresh's warning of a root that lists nothing reaches the too
   REQUIRE(first["content"].a.size() == 2);
   CHECK_FALSE(first["isError"].b);
   CHECK(first["content"][1]["type"].s == "text");
-  CHECK(first["content"][1]["text"].s.find("osearch: warning: claude source " + home + ": no transcript found there") == 0);
+  CHECK(first["content"][1]["text"].s.find("osearch: warning: " + fx.warning()) == 0);
   // The answer itself is unchanged: the JSON text first, the same as structuredContent.
   const Json answer = parse(first["content"][0]["text"].s);
   REQUIRE(answer["results"].a.size() == 1);

@@ -230,19 +230,8 @@ TEST_CASE("serve: the API layer keeps one reader across calls and routes by meth
 TEST_CASE("serve: a refresh's warning of a root that lists nothing reaches the next answer, once", "[serve]") {
   // The HOME-for-projects mistake (engine/index/emptied_roots.h): the server's stderr is not the
   // page, which would show every session archived without a word.
-  TempDir tmp("serve-emptied");
-  const std::string home = tmp / "home";
-  const std::string projects = home + "/.claude/projects";
-  copy_subtree(claude_data_dir(), kClaudeRel, projects);
-  const std::string idx = tmp / "idx";
-  REQUIRE(run_osearch({"--index", idx, "--source", "claude=" + projects, "index"}).exit_code == 0);
-
-  osearch::GlobalOptions g;
-  g.index = idx;
-  g.format = "json";
-  g.quiet = true;
-  g.sources = {"claude=" + home};
-  osearch::web::Api api(osearch::resolve_context(g));
+  const EmptiedHome fx("serve-emptied");
+  osearch::web::Api api(fx.context());
   // The poll refreshes first: its answer carries the warning, before its own members.
   const auto poll = api.handle("GET", "generation", {});
   REQUIRE(poll.status == 200);
@@ -251,7 +240,7 @@ TEST_CASE("serve: a refresh's warning of a root that lists nothing reaches the n
   REQUIRE(first.has("warnings"));
   CHECK(first.keys().front() == "warnings");
   REQUIRE(first["warnings"].a.size() == 1);
-  CHECK(first["warnings"][0].s.find("claude source " + home + ": no transcript found there") == 0);
+  CHECK(first["warnings"][0].s.find(fx.warning()) == 0);
   CHECK(first["sessions"].i == 1);
   // Said once: the next answers are the CLI's alone, and they show the session archived.
   const auto list = api.handle("GET", "list", {});
