@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -94,4 +97,29 @@ TEST_CASE("a trimmed transaction keeps the map's resident pages bounded", "[lmdb
   CHECK(peak_growth(env, dbi, false, 64) < (16u << 20));
   // A write transaction reads the pages it copies on write through the map too.
   CHECK(peak_growth(env, dbi, true, 64) < (16u << 20));
+}
+
+TEST_CASE("a write transaction refuses to commit while a cursor of it is open", "[lmdb]") {
+  // LMDB frees a write transaction's cursors when it ends, so a cursor closed after the commit
+  // would be freed twice: the commit refuses instead, and the transaction stays usable.
+  TempDir tmp("cursor-order");
+  LmdbEnv env;
+  env.open(tmp.path(), false, 4);
+  LmdbTxn txn(env, false);
+  const MDB_dbi dbi = txn.open_db("items", MDB_CREATE);
+  txn.put(dbi, "a", "1");
+  {
+    LmdbCursor cur(txn, dbi);
+    REQUIRE(cur.first());
+    CHECK_THROWS_AS(txn.commit(), std::logic_error);
+  }
+  txn.put(dbi, "b", "2");
+  txn.commit();
+  LmdbTxn read(env, true);
+  CHECK(read.get(dbi, "b") == std::optional<std::string_view>("2"));
+  // A read-only transaction's cursor may outlive it (LMDB closes it explicitly either way).
+  auto cur = std::make_unique<LmdbCursor>(read, dbi);
+  CHECK(cur->first());
+  read.commit();
+  cur.reset();
 }

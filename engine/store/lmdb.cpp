@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include <algorithm>
+#include <stdexcept>
 #include <string>
 
 #include "engine/store/errors.h"
@@ -117,7 +118,7 @@ void LmdbEnv::trim_resident_pages(size_t slack) const {
   if (resident_shared_pages() > shared_after_release_ + slack / page) release_resident_pages();
 }
 
-LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) : env_(&env) {
+LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) : env_(&env), read_only_(read_only) {
   check(mdb_txn_begin(env.get(), nullptr, read_only ? MDB_RDONLY : 0, &txn_), "mdb_txn_begin");
 }
 
@@ -126,6 +127,8 @@ LmdbTxn::~LmdbTxn() {
 }
 
 void LmdbTxn::commit() {
+  if (!read_only_ && open_cursors_ != 0)
+    throw std::logic_error("LMDB: a write transaction committed with an open cursor (destroy it first)");
   MDB_txn* t = txn_;
   txn_ = nullptr;
   MDB_env* env = env_of(t);
@@ -167,9 +170,18 @@ bool LmdbTxn::del(MDB_dbi dbi, std::string_view key) {
   return true;
 }
 
-LmdbCursor::LmdbCursor(const LmdbTxn& txn, MDB_dbi dbi) { check(mdb_cursor_open(txn.get(), dbi, &cur_), "mdb_cursor_open"); }
+LmdbCursor::LmdbCursor(const LmdbTxn& txn, MDB_dbi dbi) {
+  check(mdb_cursor_open(txn.get(), dbi, &cur_), "mdb_cursor_open");
+  // Counted in write transactions only: a read-only one's cursor may outlive it (LMDB allows that).
+  if (!txn.read_only_) {
+    write_txn_ = &txn;
+    ++txn.open_cursors_;
+  }
+}
 LmdbCursor::~LmdbCursor() {
-  if (cur_) mdb_cursor_close(cur_);
+  if (!cur_) return;
+  mdb_cursor_close(cur_);
+  if (write_txn_) --write_txn_->open_cursors_;
 }
 
 bool LmdbCursor::move(MDB_cursor_op op) {

@@ -81,14 +81,20 @@ class LmdbTxn {
       env_->trim_resident_pages(trim_slack_);
     }
   }
+  friend class LmdbCursor;
   MDB_txn* txn_ = nullptr;
   const LmdbEnv* env_ = nullptr;
+  bool read_only_ = false;
+  // LMDB frees a write transaction's cursors when it ends: closing one afterwards is a double free.
+  // commit() refuses while any is open (LmdbCursor counts them), so a misordered scope fails loudly.
+  mutable unsigned open_cursors_ = 0;
   unsigned trim_every_ = 0;
   mutable unsigned touched_ = 0;
   size_t trim_slack_ = 0;
 };
 
-// Iterates the keys starting with a prefix, in order; in a write transaction, also appends.
+// Iterates the keys starting with a prefix, in order; in a write transaction, also appends. In a
+// write transaction it must be destroyed before the transaction commits (LmdbTxn::commit checks).
 class LmdbCursor {
  public:
   LmdbCursor(const LmdbTxn& txn, MDB_dbi dbi);
@@ -107,6 +113,7 @@ class LmdbCursor {
 
  private:
   bool move(MDB_cursor_op op);
+  const LmdbTxn* write_txn_ = nullptr;  // its transaction, when that writes
   MDB_cursor* cur_ = nullptr;
   MDB_val k_{}, v_{};
 };
