@@ -47,7 +47,8 @@ struct Context {
   std::string* output = nullptr;
   ReaderSource* readers = nullptr;  // null: refresh and open a reader per command
   // What a query's refresh warns of (a root that lists nothing over indexed transcripts) is added
-  // here when set (`osearch mcp`, whose stderr only reaches the client's log), besides stderr.
+  // here when set, besides stderr: `osearch mcp` and `osearch serve`, whose stderr is not what the
+  // agent or the page sees.
   std::vector<std::string>* warnings = nullptr;
 };
 

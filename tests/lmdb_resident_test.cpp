@@ -117,7 +117,7 @@ TEST_CASE("a write transaction refuses to commit while a cursor of it is open", 
   txn.commit();
   LmdbTxn read(env, true);
   CHECK(read.get(dbi, "b") == std::optional<std::string_view>("2"));
-  // A read-only transaction's cursor may outlive it (LMDB closes it explicitly either way).
+  // A read-only transaction's cursor is not counted: LMDB lets it be closed after the transaction ends.
   auto cur = std::make_unique<LmdbCursor>(read, dbi);
   CHECK(cur->first());
   read.commit();

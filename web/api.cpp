@@ -300,16 +300,13 @@ Api::Api(Context ctx) : ctx_(std::move(ctx)), last_call_(std::chrono::steady_clo
 
 std::string Api::with_warnings(std::string body) {
   if (warnings_.empty() || body.size() < 2 || body.front() != '{') return body;
-  JsonWriter w;
-  w.begin_object();
-  w.key("warnings");
-  w.begin_array();
-  for (const auto& line : warnings_) w.value(line);
-  w.end_array();
-  w.end_object();
+  std::string member = "\"warnings\":[";
+  for (size_t i = 0; i < warnings_.size(); ++i) {
+    if (i) member += ',';
+    member += json_escape(warnings_[i]);
+  }
+  member += ']';
   warnings_.clear();
-  std::string member = w.take();  // {"warnings":[…]} without its braces
-  member = member.substr(1, member.size() - 2);
   const bool empty_object = body.find_first_not_of(" \t\r\n", 1) == body.size() - 1;
   body.insert(1, member + (empty_object ? "" : ","));
   return body;

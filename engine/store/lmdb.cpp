@@ -127,7 +127,7 @@ LmdbTxn::~LmdbTxn() {
 }
 
 void LmdbTxn::commit() {
-  if (!read_only_ && open_cursors_ != 0)
+  if (open_cursors_ != 0)  // (counted in write transactions only)
     throw std::logic_error("LMDB: a write transaction committed with an open cursor (destroy it first)");
   MDB_txn* t = txn_;
   txn_ = nullptr;
