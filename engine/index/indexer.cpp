@@ -38,10 +38,13 @@
 namespace osearch {
 namespace {
 
+// A file to read. Tens of thousands of them are planned at once (a Codex tree holds a file per
+// session), so an item points into the run's file list and holds a state only when the index had
+// one for the file: a fresh file's state is made when its reading starts.
 struct WorkItem {
-  SourceFile file;
-  FileState state;
-  FileState before;  // the state the read started from: chunk counts are added to it
+  const SourceFile* file;
+  std::unique_ptr<FileState> state;  // null: read from the start, nothing carried
+  uint64_t offset() const { return state ? state->offset : 0; }
 };
 
 // `st` after reading up to `r` (the counts and resume offset of the chunks so far).
@@ -63,10 +66,10 @@ std::string count_problem(const std::string& path, uint64_t n, const char* what)
 void load_skipped_links(const Store& store, std::vector<WorkItem>& work) {
   std::optional<LmdbTxn> r;
   for (auto& w : work) {
-    if (!w.state.links_unread) continue;
+    if (!w.state || !w.state->links_unread) continue;
     if (!r) r.emplace(store.env(), true);
-    if (auto v = r->get(store.db().file_links, file_key(w.state.path))) w.state.carry.skipped_links = std::string(*v);
-    w.state.links_unread = false;
+    if (auto v = r->get(store.db().file_links, file_key(w.state->path))) w.state->carry.skipped_links = std::string(*v);
+    w.state->links_unread = false;
   }
 }
 
@@ -100,7 +103,7 @@ bool stop_requested(const IndexOptions& options) { return options.should_stop &&
 // now: discovery did not find it and it is not there (an unreadable one counts as gone: keep).
 void keep_sessions_with_vanished_files(const Store& store, std::set<std::string>& drop,
                                        const std::set<std::string>& interrupted,
-                                       const std::set<std::string>& discovered) {
+                                       const std::set<std::string_view>& discovered) {
   if (drop.empty()) return;
   LmdbTxn r(store.env(), true);
   for (auto it = drop.begin(); it != drop.end();) {
@@ -264,7 +267,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     IngestBatch batch(store, log, xapian, layout);
     std::vector<WorkItem> work;
     std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
-    std::set<std::string> discovered;
+    std::set<std::string_view> discovered;  // (views of `files`, which stays as it is from here on)
     bool codex_changed = false;
     summary.files_seen = targeted ? known->files : files.size();
     summary.files_skipped = summary.files_seen - files.size();
@@ -272,7 +275,8 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       discovered.insert(f.path);
       auto it = states.find(f.path);
       FileState st;
-      if (it != states.end()) {
+      const bool known_file = it != states.end();
+      if (known_file) {
         st = it->second;
         // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
         const bool shrunk = f.path.ends_with(".zst") ? f.size < st.size : f.size < st.offset;
@@ -290,7 +294,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       }
       if (f.kind == SourceKind::CodexRollout) codex_changed = true;
       if (f.kind == SourceKind::CodexSessionIndex) reset_for_reread(st);
-      work.push_back({f, st, {}});
+      work.push_back({&f, known_file ? std::make_unique<FileState>(std::move(st)) : nullptr});
     }
     std::vector<std::string> root_dirs;
     for (const auto& r : roots) root_dirs.push_back(r.dir);
@@ -315,45 +319,49 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       std::set<std::string> refeed = drop_sessions(store, xapian, drop, DropMode::Reread);
       std::set<std::string> queued;
       for (auto& w : work) {
-        queued.insert(w.file.path);
-        if (refeed.count(w.file.path)) reset_for_reread(w.state);
+        queued.insert(w.file->path);
+        if (w.state && refeed.count(w.file->path)) reset_for_reread(*w.state);
       }
       for (const auto& f : files) {
         if (!refeed.count(f.path) || queued.count(f.path)) continue;
         FileState st = states[f.path];
         reset_for_reread(st);
-        work.push_back({f, st, {}});
+        work.push_back({&f, std::make_unique<FileState>(std::move(st))});
       }
       std::sort(work.begin(), work.end(),
-                [](const WorkItem& a, const WorkItem& b) { return read_before(a.file, b.file); });
+                [](const WorkItem& a, const WorkItem& b) { return read_before(*a.file, *b.file); });
     }
 
     load_skipped_links(store, work);
     timer.mark("plan");
+    timer.memory();
     IndexProgress progress;
     progress.files_total = work.size();
-    for (const auto& w : work) progress.bytes_total += w.file.size - std::min(w.file.size, w.state.offset);
+    for (const auto& w : work) progress.bytes_total += w.file->size - std::min(w.file->size, w.offset());
 
     // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
     std::vector<ParseJob> jobs;
     jobs.reserve(work.size());
-    for (const auto& w : work) {
+    for (auto& w : work) {
       ParseJob job;
-      job.path = w.file.path;
-      job.offset = w.state.offset;
-      job.jsonl = w.file.kind != SourceKind::ClaudeWorkflowRun;
-      job.format = format_of(w.file.kind);
-      job.carry = w.state.carry;
-      job.reread_head = head_rewritten_in_place(w.file.kind);
+      job.path = w.file->path;
+      job.offset = w.offset();
+      job.jsonl = w.file->kind != SourceKind::ClaudeWorkflowRun;
+      job.format = format_of(w.file->kind);
+      // (moved: the state's carry is set again from the parse when the file is read)
+      if (w.state) job.carry = std::make_shared<const FileCarry>(std::move(w.state->carry));
+      job.reread_head = head_rewritten_in_place(w.file->kind);
       jobs.push_back(std::move(job));
     }
     ParseAhead ahead(std::move(jobs), options.flush_bytes, options.max_line_bytes);
     ParsedChunk chunk;
     size_t started = SIZE_MAX;
+    FileState before;  // the state the current file's read started from: chunk counts are added to it
     while (ahead.next(chunk)) {
       WorkItem& w = work[chunk.job];
-      const SourceFile& f = w.file;
-      FileState& st = w.state;
+      const SourceFile& f = *w.file;
+      if (!w.state) w.state = std::make_unique<FileState>();
+      FileState& st = *w.state;
       if (started != chunk.job) {
         // Between two files the batch holds whole files only: a clean place to stop.
         if (stop_requested(options)) {
@@ -374,14 +382,14 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
         st.size = f.size;
         st.mtime_ns = f.mtime_ns;
         st.deleted = false;
-        w.before = st;
+        before = st;
       }
       for (auto& line : chunk.lines) batch.add(f, st, line.rec, line.offset);
       if (!chunk.last) {
         // A big file is committed in batches too: up to the chunk's last line, resumable from there.
         if (batch.full(options.flush_bytes)) {
           FileState partial = st;
-          apply_read(partial, w.before, chunk.result, chunk.carry);
+          apply_read(partial, before, chunk.result, chunk.carry);
           partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
           batch.set_file_state(partial);
           batch.flush();
@@ -396,7 +404,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
         summary.problems.push_back(res.error);
         continue;
       }
-      apply_read(st, w.before, res, chunk.carry);
+      apply_read(st, before, res, chunk.carry);
       summary.bad_lines += res.bad_lines;
       summary.repaired_lines += res.repaired_lines;
       summary.oversized_lines += res.oversized_lines;
@@ -408,6 +416,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       summary.bytes_read += res.bytes_read;
       ++summary.files_changed;
       batch.set_file_state(st);
+      w.state.reset();  // (the batch keeps its copy)
       if (batch.full(options.flush_bytes)) batch.flush();
       ++progress.files_done;
       progress.bytes_done += res.bytes_read;
@@ -425,7 +434,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       shards.start(store, xapian, layout);
       if (rebuild) {
         shards.finish();
+        timer.mark("compaction");
         switch_to_rebuilt(store, *rebuild, options.at_point);
+        timer.mark("switch");
       }
       // Kept once the run's end has succeeded (below): a failed compaction leaves no record, so the
       // next run takes the full path and compacts again.
@@ -440,6 +451,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   // A compaction or a repack (engine/index/compact.h); a repack runs beside the shards' compaction.
   finish_run(store, options, summary, [&] { shards.finish(); });
   shards.finish();
+  timer.mark("compaction or repack");
   if (watch_record) keep_source_watch(store, *watch_record);
   // What keyword's own collapse reads (engine/index/session_runs.h). Without them, or with runs of
   // another revision, queries read each match's value as before: a failure here costs speed only.

@@ -82,7 +82,7 @@ void ParseAhead::run() {
       chunk.job = j;
       size_t bytes = 0;
       const ParseJob& job = jobs_[j];
-      FileCarry carry = job.carry;
+      FileCarry carry = job.carry ? *job.carry : FileCarry{};
       if (job.jsonl && job.reread_head && job.offset > 0) {
         // Rewritten in place: only its records are taken (its counts were taken on the first read).
         std::string head = read_head_line(job.path);

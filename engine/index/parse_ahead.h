@@ -9,6 +9,7 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,7 +27,9 @@ struct ParseJob {
   uint64_t offset = 0;
   bool jsonl = true;  // false: the consumer reads the file itself (workflow JSON)
   SourceFormat format = SourceFormat::Claude;
-  FileCarry carry;           // the adapter's carry at `offset`
+  // The adapter's carry at `offset`; null for a file read from the start. (A pointer: a run plans
+  // a job per file, tens of thousands in a Codex tree, and most carry nothing.)
+  std::shared_ptr<const FileCarry> carry;
   bool reread_head = false;  // parse the first line again before reading on (omp's title slot)
 };
 
