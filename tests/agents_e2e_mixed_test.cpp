@@ -177,6 +177,34 @@ TEST_CASE("agents: --agent and agent: keep one agent on keyword and content", "[
   CHECK(fx.json({"content", "codexuserword", "--agent", "claude"})["total"].i == 0);
 }
 
+TEST_CASE("agents: keyword --agent is the agent: field, alone, repeated and beside session filters", "[agents]") {
+  Mixed fx;
+  size_t sum = 0;
+  for (const char* agent : {"claude", "omp", "pi", "codex"}) {
+    INFO("agent " << agent);
+    for (const char* by : {"session", "message"}) {
+      INFO("by " << by);
+      const Json flag = fx.json({"keyword", "please", "--agent", agent, "--by", by, "--limit", "50"});
+      const Json field = fx.json({"keyword", std::string("please agent:") + agent, "--by", by, "--limit", "50"});
+      CHECK(ids_of(flag) == ids_of(field));
+      CHECK(flag["total"].i == field["total"].i);
+      CHECK(flag["total_exact"].b == field["total_exact"].b);
+      if (std::string(by) == "session") sum += static_cast<size_t>(flag["total"].i);
+    }
+  }
+  const Json all = fx.json({"keyword", "please", "--limit", "50"});
+  CHECK(static_cast<size_t>(all["total"].i) == sum);  // (no memories in this tree)
+  const Json two = fx.json({"keyword", "please", "--agent", "omp", "--agent", "pi", "--limit", "50"});
+  CHECK(agents_of(two["results"]) == std::set<std::string>{"omp", "pi"});
+  const Json omp = fx.json({"keyword", "please", "--agent", "omp"}), pi = fx.json({"keyword", "please", "--agent", "pi"});
+  CHECK(two["total"].i == omp["total"].i + pi["total"].i);
+  CHECK(ids_of(fx.json({"keyword", "please", "--agent", "codex", "--project", "codex proj"})) ==
+        std::vector<std::string>{kCodexId});
+  CHECK(fx.json({"keyword", "please", "--agent", "pi", "--project", "codex proj"})["total"].i == 0);
+  CHECK(fx.json({"keyword", "please", "--agent", "codex", "--session", kCodexId})["total"].i == 1);
+  CHECK(fx.json({"keyword", "please", "--agent", "omp", "--session", kCodexId})["total"].i == 0);
+}
+
 TEST_CASE("agents: --project, --cwd, --since and --model select each agent's sessions", "[agents]") {
   Mixed fx;
   auto ids = [&](std::vector<std::string> args) {

@@ -247,6 +247,10 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   ParsedQuery parsed = parse_keyword_query(query, db);  // bad syntax is reported even on an empty index
   if (db.get_doccount() == 0) return result;
   Xapian::Query q = apply_filters(parsed.query, f);
+  // --agent as a boolean term: every message and title document has its session's agent (memories
+  // have none and fail any --agent in memory_passes anyway), so Xapian skips other agents' documents
+  // instead of a session scope built from every session (120 ms at 38,832 sessions).
+  if (!f.agents.empty()) q = Xapian::Query(Xapian::Query::OP_FILTER, q, or_terms(prefix::kAgent, f.agents));
   // Archived (forgotten) memories are kept in the memory text index for `memory list --all` only.
   q = Xapian::Query(Xapian::Query::OP_AND_NOT, q, Xapian::Query(std::string(kMemoryDeletedTerm)));
   // Title documents stand for a session; a list of messages has no place for them.
@@ -269,7 +273,10 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     enq.set_sort_by_value_then_relevance(kSlotTime, true);
   else if (o.sort == "oldest")
     enq.set_sort_by_value_then_relevance(kSlotTime, false);
-  const SessionScope scope(reader, f, SessionScope::Key::DocumentValue);
+  // (--agent is in the query already: the scope need not visit every session for it.)
+  Filters scoped = f;
+  scoped.agents.clear();
+  const SessionScope scope(reader, scoped, SessionScope::Key::DocumentValue);
   HitDecider decider(&scope, reader.epochs(), &reader, &f);
   const Xapian::MatchDecider* md = decider.active() ? &decider : nullptr;
   // Xapian counts exactly when it looks at every matching document (up to exact_total_docs of them,
