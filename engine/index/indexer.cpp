@@ -302,7 +302,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       if (st.deleted || discovered.count(path) || !under_any(path, root_dirs)) continue;
       FileState gone = st;  // without its links (the plan's decode): a file that comes back is read whole
       gone.deleted = true;
-      batch.set_file_state(gone);
+      batch.set_file_state(std::move(gone));
       if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
       ++summary.files_deleted;
       emptied.marked_deleted(path);
@@ -391,7 +391,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
           FileState partial = st;
           apply_read(partial, before, chunk.result, chunk.carry);
           partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
-          batch.set_file_state(partial);
+          batch.set_file_state(std::move(partial));
           batch.flush();
         }
         continue;
@@ -415,8 +415,8 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
                                    std::to_string(options.max_line_bytes) + " bytes)");
       summary.bytes_read += res.bytes_read;
       ++summary.files_changed;
-      batch.set_file_state(st);
-      w.state.reset();  // (the batch keeps its copy)
+      batch.set_file_state(std::move(st));
+      w.state.reset();  // (the batch has it now)
       if (batch.full(options.flush_bytes)) batch.flush();
       ++progress.files_done;
       progress.bytes_done += res.bytes_read;

@@ -503,7 +503,10 @@ void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::strin
     if (TouchedSession* s = find_session(sid)) apply_summary(s->rec, value);
 }
 
-void IngestBatch::set_file_state(const FileState& state) { file_states_[state.path] = state; }
+void IngestBatch::set_file_state(FileState state) {
+  std::string path = state.path;
+  file_states_[std::move(path)] = std::move(state);
+}
 
 void IngestBatch::mark_source_deleted(const std::string& session_id, const std::string& path) {
   deleted_sources_.emplace_back(session_id, path);

@@ -41,7 +41,7 @@ class IngestBatch {
   // A workflow run read from its JSON file.
   void add_workflow(const SourceFile& file, const WorkflowRun& run);
   // Records a file state to write with the next flush.
-  void set_file_state(const FileState& state);
+  void set_file_state(FileState state);
   // Marks sessions whose transcript at `path` vanished.
   void mark_source_deleted(const std::string& session_id, const std::string& path);
 
