@@ -8,7 +8,8 @@
 namespace osearch {
 
 // "" when `env_dir`/data.mdb is missing or its meta pages are sound and every page they claim
-// (last page, both B-tree roots) lies inside the file; otherwise what is wrong, in words.
+// (last page, both B-tree roots) lies inside the file or, past its end, on the free list only;
+// otherwise what is wrong, in words.
 std::string lmdb_data_problem(const std::string& env_dir);
 
 }  // namespace osearch
