@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
 #include <memory>
 #include <optional>
 #include <filesystem>
@@ -33,6 +32,7 @@
 #include "ingest/claude.h"
 #include "ingest/claude_layout.h"
 #include "ingest/layout_util.h"
+#include "engine/index/stored_states.h"
 #include "ingest/jsonl_reader.h"
 
 namespace osearch {
@@ -179,7 +179,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
   std::optional<std::string> watch_record;
   {
     IndexParts parts;
-    std::map<std::string, FileState> states;
+    std::optional<StoredStates> states;  // read in place until the plan is made
     SessionEpochs epochs;
     std::set<std::string> interrupted;
     bool targeted = false;
@@ -200,23 +200,13 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       // The quick check (engine/index/source_watch.h) named the changed files and nothing else moved:
       // only their states are needed. A crash's leftovers need the full plan.
       targeted = known && !rebuild && interrupted.empty();
-      if (targeted) {
-        for (const auto& f : known->changed)
-          if (auto v = r.get(db.files, file_key(f.path))) {
-            auto st = FileState::decode(file_key(f.path), *v);
-            if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
-            states.emplace(st->path, std::move(*st));
-          }
-      } else {
-        LmdbCursor cur(r, db.files);
-        for (bool ok = cur.first(); ok; ok = cur.next()) {
-          // A state that does not decode is a damaged page: writing into those B-trees could follow
-          // garbage (LMDB trusts its pages), and re-reading the file as new would hide the damage.
-          auto st = FileState::decode(cur.key(), cur.value());
-          if (!st) throw IndexDamaged("records", "a file state does not decode (a damaged page)");
-          states.emplace(st->path, std::move(*st));
-        }
-      }
+    }
+    if (targeted) {
+      std::vector<std::string> paths;
+      for (const auto& f : known->changed) paths.push_back(f.path);
+      states.emplace(store, &paths);
+    } else {
+      states.emplace(store);
     }
     XapianLayout& layout = parts.layout;
     TextLogWriter log;
@@ -273,23 +263,25 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     summary.files_skipped = summary.files_seen - files.size();
     for (const auto& f : files) {
       discovered.insert(f.path);
-      auto it = states.find(f.path);
+      const FileStateView* stored = states->find(f.path);
       FileState st;
-      const bool known_file = it != states.end();
+      const bool known_file = stored != nullptr;
       if (known_file) {
-        st = it->second;
+        const FileStateView& was = *stored;
         // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
-        const bool shrunk = f.path.ends_with(".zst") ? f.size < st.size : f.size < st.offset;
-        bool replaced = st.deleted || st.dev != f.dev || st.ino != f.ino || shrunk;
+        const bool shrunk = f.path.ends_with(".zst") ? f.size < was.size : f.size < was.offset;
+        bool replaced = was.deleted || was.dev != f.dev || was.ino != f.ino || shrunk;
         // A session index is read whole whenever a rollout changed: the sessions its earlier lines
         // named may only now exist.
         const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;
+        if (!replaced && f.size == was.size && f.mtime_ns == was.mtime_ns && !reread_index) {
+          ++summary.files_skipped;
+          continue;
+        }
+        st = was.state();  // (only for a file read again: most are skipped above)
         if (replaced) {
           if (!st.session_id.empty()) drop.insert(st.session_id);
           reset_for_reread(st);
-        } else if (f.size == st.size && f.mtime_ns == st.mtime_ns && !reread_index) {
-          ++summary.files_skipped;
-          continue;
         }
       }
       if (f.kind == SourceKind::CodexRollout) codex_changed = true;
@@ -298,12 +290,14 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     }
     std::vector<std::string> root_dirs;
     for (const auto& r : roots) root_dirs.push_back(r.dir);
-    for (const auto& [path, st] : states) {
-      if (st.deleted || discovered.count(path) || !under_any(path, root_dirs)) continue;
-      FileState gone = st;  // without its links (the plan's decode): a file that comes back is read whole
+    for (const FileStateView& was : states->all()) {
+      if (was.deleted || discovered.count(was.path)) continue;
+      const std::string path(was.path);
+      if (!under_any(path, root_dirs)) continue;
+      FileState gone = was.state();  // without its links (the plan's decode): a file that comes back is read whole
       gone.deleted = true;
       batch.set_file_state(std::move(gone));
-      if (!st.session_id.empty()) batch.mark_source_deleted(st.session_id, path);
+      if (!was.session_id.empty()) batch.mark_source_deleted(std::string(was.session_id), path);
       ++summary.files_deleted;
       emptied.marked_deleted(path);
     }
@@ -324,7 +318,8 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       }
       for (const auto& f : files) {
         if (!refeed.count(f.path) || queued.count(f.path)) continue;
-        FileState st = states[f.path];
+        const FileStateView* stored = states->find(f.path);
+        FileState st = stored ? stored->state() : FileState{};
         reset_for_reread(st);
         work.push_back({&f, std::make_unique<FileState>(std::move(st))});
       }
@@ -332,6 +327,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
                 [](const WorkItem& a, const WorkItem& b) { return read_before(*a.file, *b.file); });
     }
 
+    states.reset();  // (the plan's snapshot, before the run writes)
     load_skipped_links(store, work);
     timer.mark("plan");
     timer.memory();

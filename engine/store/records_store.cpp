@@ -315,36 +315,82 @@ std::string FileState::encode() const {
   return e.take();
 }
 
-std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string_view bytes) {
+namespace {
+
+// Reads an encoded FileState field by field into `f`, or, without `f`, only walks it (a view).
+// Either way `v` gets the fields a plan compares.
+bool read_file_state(std::string_view bytes, FileStateView& v, FileState* f) {
   Decoder d(bytes);
-  FileState f;
-  f.kind = static_cast<SourceKind>(d.u64());
-  for (std::string* s : {&f.agent, &f.project, &f.session_id, &f.agent_id}) *s = std::string(d.str());
-  for (uint64_t* v : {&f.dev, &f.ino, &f.size}) *v = d.u64();
-  f.mtime_ns = d.i64();
-  f.offset = d.u64();
-  f.lines = d.u64();
-  f.bad_lines = d.u64();
-  f.deleted = d.b();
-  f.repaired_lines = d.u64();
-  f.oversized_lines = d.u64();
-  f.path = std::string(d.str());
+  auto str = [&](std::string* into) {
+    std::string_view s = d.str();
+    if (into) *into = std::string(s);
+    return s;
+  };
+  const auto kind = static_cast<SourceKind>(d.u64());
+  str(f ? &f->agent : nullptr);
+  str(f ? &f->project : nullptr);
+  v.session_id = str(f ? &f->session_id : nullptr);
+  str(f ? &f->agent_id : nullptr);
+  v.dev = d.u64();
+  v.ino = d.u64();
+  v.size = d.u64();
+  v.mtime_ns = d.i64();
+  v.offset = d.u64();
+  const uint64_t lines = d.u64(), bad_lines = d.u64();
+  v.deleted = d.b();
+  const uint64_t repaired_lines = d.u64(), oversized_lines = d.u64();
+  v.path = str(f ? &f->path : nullptr);
+  FileCarry unused;
+  FileCarry& carry = f ? f->carry : unused;
   // The adapter's carry, appended field by field: a state written before a field existed ends early.
   if (!d.at_end()) {
-    for (std::string* s : {&f.carry.cwd, &f.carry.git_branch, &f.carry.version, &f.carry.model, &f.carry.last_entry_id})
-      *s = std::string(d.str());
-    TokenUsage& u = f.carry.usage_total;
-    for (int64_t* v : {&u.input, &u.output, &u.cache_creation, &u.cache_read}) *v = d.i64();
-    f.carry.header_seen = d.b();
+    for (std::string* s : {&carry.cwd, &carry.git_branch, &carry.version, &carry.model, &carry.last_entry_id})
+      str(f ? s : nullptr);
+    TokenUsage& u = carry.usage_total;
+    for (int64_t* x : {&u.input, &u.output, &u.cache_creation, &u.cache_read}) *x = d.i64();
+    carry.header_seen = d.b();
   }
-  if (!d.at_end()) f.carry.pending_user_text = d.u64();
-  if (!d.at_end()) f.carry.last_timestamp_ms = d.i64();
-  if (!d.at_end()) {
-    std::string_view links = d.str();
-    f.carry.skipped_links = std::string(links);  // inline only in a state written before schema 16
+  if (!d.at_end()) carry.pending_user_text = d.u64();
+  if (!d.at_end()) carry.last_timestamp_ms = d.i64();
+  if (!d.at_end()) str(f ? &carry.skipped_links : nullptr);  // inline only in a state written before schema 16
+  if (!d.ok()) return false;
+  v.bytes = bytes;
+  if (f) {
+    f->kind = kind;
+    f->dev = v.dev;
+    f->ino = v.ino;
+    f->size = v.size;
+    f->mtime_ns = v.mtime_ns;
+    f->offset = v.offset;
+    f->lines = lines;
+    f->bad_lines = bad_lines;
+    f->deleted = v.deleted;
+    f->repaired_lines = repaired_lines;
+    f->oversized_lines = oversized_lines;
+    f->links_unread = carry.skipped_links.empty();  // then they are in `file_links`, if any
   }
-  f.links_unread = f.carry.skipped_links.empty();  // then they are in `file_links`, if any
-  if (!d.ok()) return std::nullopt;
+  return true;
+}
+
+}  // namespace
+
+std::optional<FileState> FileState::decode(std::string_view /*key*/, std::string_view bytes) {
+  FileState f;
+  FileStateView v;
+  if (!read_file_state(bytes, v, &f)) return std::nullopt;
+  return f;
+}
+
+std::optional<FileStateView> FileStateView::parse(std::string_view bytes) {
+  FileStateView v;
+  if (!read_file_state(bytes, v, nullptr)) return std::nullopt;
+  return v;
+}
+
+FileState FileStateView::state() const {
+  FileState f;
+  FileStateView again;
+  read_file_state(bytes, again, &f);  // (parse checked these bytes)
   return f;
 }
 

@@ -142,6 +142,19 @@ struct FileState {
   static std::optional<FileState> decode(std::string_view key, std::string_view bytes);  // path from the value
 };
 
+// An encoded FileState read in place: every field checked, none copied. A plan compares each
+// discovered file with its stored state, and most are unchanged: those need no FileState at all.
+struct FileStateView {
+  std::string_view bytes;  // the encoded state (state() decodes it)
+  std::string_view path, session_id;
+  uint64_t dev = 0, ino = 0, size = 0, offset = 0;
+  int64_t mtime_ns = 0;
+  bool deleted = false;
+  // nullopt: the bytes do not decode whole (a damaged page).
+  static std::optional<FileStateView> parse(std::string_view bytes);
+  FileState state() const;
+};
+
 // Key builders. Message keys order a session's messages by time, then file, then line.
 std::string message_key(std::string_view session_id, int64_t ts_ms, uint32_t file_tag, uint64_t line_offset);
 std::string session_of_message_key(std::string_view key);
