@@ -1,7 +1,9 @@
 #include "ingest/agent_layout.h"
 
 #include <fstream>
+#include <algorithm>
 #include <set>
+#include <unordered_set>
 
 #include "ingest/bounded_id.h"
 #include "ingest/layout_util.h"
@@ -170,12 +172,18 @@ DiscoveryResult discover_codex(const std::string& root) {
     walk_codex(root, 0, r);
   }
   // A rollout compressed beside its plain copy: the plain one is read.
-  std::set<std::string> plain;
-  for (const auto& f : r.files)
-    if (ends_with(f.path, ".jsonl")) plain.insert(f.path);
-  std::erase_if(r.files, [&](const SourceFile& f) {
-    return ends_with(f.path, ".zst") && plain.count(f.path.substr(0, f.path.size() - 4));
-  });
+  if (std::any_of(r.files.begin(), r.files.end(), [](const SourceFile& f) { return ends_with(f.path, ".zst"); })) {
+    std::unordered_set<std::string_view> plain;
+    for (const auto& f : r.files)
+      if (ends_with(f.path, ".jsonl")) plain.insert(f.path);
+    std::vector<bool> shadowed(r.files.size());
+    for (size_t i = 0; i < r.files.size(); ++i) {
+      const std::string& p = r.files[i].path;
+      shadowed[i] = ends_with(p, ".zst") && plain.count(std::string_view(p).substr(0, p.size() - 4));
+    }
+    size_t i = 0;
+    std::erase_if(r.files, [&](const SourceFile&) { return shadowed[i++]; });
+  }
   stat_and_sort(r);
   DiscoveryResult index;
   SourceFile f;

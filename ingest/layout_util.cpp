@@ -104,19 +104,24 @@ void stat_and_sort(DiscoveryResult& r) {
   } else {
     stat_range(0, r.files.size());
   }
-  std::vector<SourceFile> files;
-  files.reserve(r.files.size());
+  // Sorted through their indices, then moved once each: a tree of tens of thousands of transcripts
+  // would otherwise swap whole SourceFiles.
+  std::vector<uint32_t> order;
+  order.reserve(r.files.size());
   for (size_t i = 0; i < r.files.size(); ++i) {
     if (err[i] == 0)
-      files.push_back(std::move(r.files[i]));
+      order.push_back(static_cast<uint32_t>(i));
     else if (err[i] != ENOENT)  // (vanished or not a regular file: skipped)
       r.file_errors.push_back(r.files[i].path + ": " + std::strerror(err[i]));
     else  // a listed file that is not there (omp's registry, Codex's session index) may come
       r.observed.push_back(stat_path(r.files[i].path, err[i]));
   }
   std::sort(r.file_errors.begin(), r.file_errors.end());
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return r.files[a].path < r.files[b].path; });
+  std::vector<SourceFile> files;
+  files.reserve(order.size());
+  for (uint32_t i : order) files.push_back(std::move(r.files[i]));
   r.files = std::move(files);
-  std::sort(r.files.begin(), r.files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
 }
 
 void drop_covered_missing(std::vector<PathStat>& observed) {

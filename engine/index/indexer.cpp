@@ -7,6 +7,7 @@
 #include <optional>
 #include <filesystem>
 #include <set>
+#include <unordered_set>
 
 #include "engine/store/codec.h"
 #include "engine/store/errors.h"
@@ -81,6 +82,12 @@ DiscoveryResult discover(const SourceRoot& root) {
 }
 
 // Session indexes go last: they title sessions the transcripts before them have made.
+struct FileIdHash {
+  size_t operator()(const std::pair<uint64_t, uint64_t>& id) const {
+    return std::hash<uint64_t>{}(id.first * 0x9E3779B97F4A7C15ull ^ id.second);
+  }
+};
+
 bool read_before(const SourceFile& a, const SourceFile& b) {
   const bool ai = a.kind == SourceKind::CodexSessionIndex, bi = b.kind == SourceKind::CodexSessionIndex;
   return ai != bi ? bi : a.path < b.path;
@@ -103,7 +110,7 @@ bool stop_requested(const IndexOptions& options) { return options.should_stop &&
 // now: discovery did not find it and it is not there (an unreadable one counts as gone: keep).
 void keep_sessions_with_vanished_files(const Store& store, std::set<std::string>& drop,
                                        const std::set<std::string>& interrupted,
-                                       const std::set<std::string_view>& discovered) {
+                                       const std::unordered_set<std::string_view>& discovered) {
   if (drop.empty()) return;
   LmdbTxn r(store.env(), true);
   for (auto it = drop.begin(); it != drop.end();) {
@@ -232,22 +239,39 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     } else {
       // Two roots may share a file (Codex's session index), or reach one through links (omp profiles
       // link their sessions dir to the default one): each is read once.
-      std::set<std::string> listed;
-      std::set<std::pair<uint64_t, uint64_t>> same_file;
+      // (Decided on views of every root's list before any file moves: a tree of tens of thousands
+      // of transcripts is planned without a copy of each path.)
+      std::vector<DiscoveryResult> found(roots.size());
+      std::vector<std::vector<bool>> keep(roots.size());
+      std::unordered_set<std::string_view> listed;
+      std::unordered_set<std::pair<uint64_t, uint64_t>, FileIdHash> same_file;  // dev, inode
+      size_t kept = 0;
       for (size_t i = 0; i < roots.size(); ++i) {
-        DiscoveryResult d = discover(roots[i]);
+        DiscoveryResult& d = found[i] = discover(roots[i]);
         emptied.discovered(i, d.files.size(), d.errors.empty() && d.file_errors.empty());
         summary.dirs_unreadable += d.errors.size();
         summary.files_unreadable += d.file_errors.size();
         for (auto& e : d.errors) summary.problems.push_back(std::move(e));
         for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
         for (auto& o : d.observed) observed.push_back(std::move(o));
-        for (auto& f : d.files)
-          if (listed.insert(f.path).second && same_file.insert({f.dev, f.ino}).second) files.push_back(std::move(f));
+        keep[i].resize(d.files.size());
+        listed.reserve(listed.size() + d.files.size());
+        same_file.reserve(same_file.size() + d.files.size());
+        for (size_t j = 0; j < d.files.size(); ++j) {
+          const SourceFile& f = d.files[j];
+          if (!listed.insert(f.path).second || !same_file.insert({f.dev, f.ino}).second) continue;
+          keep[i][j] = true;
+          ++kept;
+        }
       }
+      files.reserve(kept);
+      for (size_t i = 0; i < roots.size(); ++i)
+        for (size_t j = 0; j < found[i].files.size(); ++j)
+          if (keep[i][j]) files.push_back(std::move(found[i].files[j]));
       drop_covered_missing(observed);  // (in the order the roots were walked)
     }
-    std::stable_sort(files.begin(), files.end(), read_before);
+    // (One root's list is in path order already, its session index last.)
+    if (!std::is_sorted(files.begin(), files.end(), read_before)) std::stable_sort(files.begin(), files.end(), read_before);
 
     timer.mark("discover");
     if (stop_requested(options)) {
@@ -257,7 +281,8 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     IngestBatch batch(store, log, xapian, layout);
     std::vector<WorkItem> work;
     std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
-    std::set<std::string_view> discovered;  // (views of `files`, which stays as it is from here on)
+    std::unordered_set<std::string_view> discovered;  // (views of `files`, which stays as it is from here on)
+    discovered.reserve(files.size());
     bool codex_changed = false;
     summary.files_seen = targeted ? known->files : files.size();
     summary.files_skipped = summary.files_seen - files.size();
