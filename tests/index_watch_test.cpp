@@ -8,7 +8,9 @@
 
 #include <sys/file.h>
 
+#include "engine/index/source_watch.h"
 #include "engine/index/watch_beat.h"
+#include "engine/store/store.h"
 #include "engine/store/errors.h"
 
 namespace {
@@ -215,4 +217,38 @@ TEST_CASE("index --watch: queries skip their stat walk while it lives, and walk 
     CHECK(second.exit_code == 1);
     CHECK(error_kind(second.err) == "watcher-running");
   }
+}
+
+TEST_CASE("index --watch: a directory too recent for a record does not stop the watcher vouching", "[watch]") {
+  // A directory whose mtime is within the last two seconds keeps a run from recording what it saw
+  // (engine/index/source_watch.h), so runs take the full plan; the watcher watches what that run
+  // listed and goes on vouching. An mtime in the future keeps the directory "recent" for as long as
+  // the test needs, without any timing.
+  TempDir tmp("watch-recent");
+  const std::string src = tmp / "src", idx = tmp / "idx", trace = tmp / "trace";
+  make_tree(src, {kB3, kWindows});
+  const std::string project = src + "/" + kB3.substr(0, kB3.find('/'));
+  struct timespec times[2];
+  ::clock_gettime(CLOCK_REALTIME, &times[0]);
+  times[0].tv_sec += 3600;
+  times[1] = times[0];
+  REQUIRE(::utimensat(AT_FDCWD, project.c_str(), times, 0) == 0);
+  const std::vector<SourceRoot> roots{{"claude", src}};
+  const std::vector<std::string> query{"list", "--index", idx, "--source", "claude=" + src, "--format", "json"};
+
+  Spawned watcher({"index", "--watch", "--index", idx, "--source", "claude=" + src, "--format", "json"});
+  REQUIRE(watcher.read_stderr_until("watching for changes"));
+  CHECK(query_skips_walk(query, src, trace, idx, roots));
+  {
+    Store store(idx, Store::Mode::Read);
+    CHECK_FALSE(read_source_watch(store));  // (what this test is about: no record, yet vouched for)
+  }
+  // A line appended in the recent directory arrives, and one in a new transcript beside it.
+  append_file(src + "/" + kB3, watch_line(kB3Sid, "0a0a0a0a-0000-4000-8000-00000000f00d", "recentdir wombatword"));
+  CHECK(eventually([&] { return keyword_total(idx, src, "wombatword") == 1; }));
+  const std::string fresh_sid = "6e55a0a0-1111-4222-8333-444455556666";
+  write_file(project + "/" + fresh_sid + ".jsonl", watch_line(fresh_sid, "0a0a0a0a-0000-4000-8000-0000000fe5e2", "numbatword"));
+  REQUIRE(::utimensat(AT_FDCWD, project.c_str(), times, 0) == 0);  // (still recent)
+  CHECK(eventually([&] { return keyword_total(idx, src, "numbatword") == 1; }));
+  CHECK(query_skips_walk(query, src, trace, idx, roots));
 }

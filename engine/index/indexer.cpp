@@ -461,8 +461,12 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       }
       // Kept once the run's end has succeeded (below): a failed compaction leaves no record, so the
       // next run takes the full path and compacts again.
-      if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0)
-        watch_record = targeted ? known->updated_record : encode_source_watch(roots, observed, files, wall_clock_ns());
+      if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0) {
+        const int64_t now = wall_clock_ns();
+        watch_record = targeted ? known->updated_record : encode_source_watch(roots, observed, files, now);
+        if (watch_record->empty() && !targeted && has_recent_directory(observed, now))
+          summary.unrecorded_watch_dirs = discovery_watch_dirs(observed, files);
+      }
     }
 
     summary.new_messages = batch.counters().messages;

@@ -100,6 +100,9 @@ struct IndexSummary {
   uint64_t compact_bytes_before = 0, compact_bytes_after = 0;  // the index dir
   std::optional<uint64_t> compact_text_bytes, compact_hidden_documents;  // the garbage it dropped
   double compact_seconds = 0;
+  // No source-watch record was kept only because a directory changed in the last two seconds: the
+  // directories the record would have named, for a watcher (engine/index/source_watcher.h).
+  std::vector<std::string> unrecorded_watch_dirs;
 };
 
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options);

@@ -238,21 +238,44 @@ bool source_watch_decodes(std::string_view record) {
   return visit_entries(record, [](const PathStat&, bool) {});
 }
 
-std::vector<std::string> source_watch_dirs(std::string_view record) {
-  std::vector<std::string> dirs;
-  const bool whole = visit_entries(record, [&](const PathStat& was, bool) {
-    const std::string& path = was.path;
-    if (was.type == PathStat::Type::Dir) {
-      dirs.push_back(path);
-      return;
-    }
-    const size_t slash = path.rfind('/');
-    if (slash != std::string::npos) dirs.push_back(slash == 0 ? "/" : path.substr(0, slash));
-  });
-  if (!whole) return {};
+namespace {
+
+// The directory whose inotify watch sees a change to `path`: itself for a directory, else its parent.
+void add_watch_dir(std::vector<std::string>& dirs, const std::string& path, PathStat::Type type) {
+  if (type == PathStat::Type::Dir) {
+    dirs.push_back(path);
+    return;
+  }
+  const size_t slash = path.rfind('/');
+  if (slash != std::string::npos) dirs.push_back(slash == 0 ? "/" : path.substr(0, slash));
+}
+
+std::vector<std::string> sorted_unique(std::vector<std::string> dirs) {
   std::sort(dirs.begin(), dirs.end());
   dirs.erase(std::unique(dirs.begin(), dirs.end()), dirs.end());
   return dirs;
+}
+
+}  // namespace
+
+std::vector<std::string> source_watch_dirs(std::string_view record) {
+  std::vector<std::string> dirs;
+  const bool whole = visit_entries(record, [&](const PathStat& was, bool) { add_watch_dir(dirs, was.path, was.type); });
+  if (!whole) return {};
+  return sorted_unique(std::move(dirs));
+}
+
+std::vector<std::string> discovery_watch_dirs(const std::vector<PathStat>& observed, const std::vector<SourceFile>& files) {
+  std::vector<std::string> dirs;
+  for (const auto& o : observed) add_watch_dir(dirs, o.path, o.type);
+  for (const auto& f : files) add_watch_dir(dirs, f.path, PathStat::Type::File);
+  return sorted_unique(std::move(dirs));
+}
+
+bool has_recent_directory(const std::vector<PathStat>& observed, int64_t now_ns) {
+  return std::any_of(observed.begin(), observed.end(), [&](const PathStat& o) {
+    return o.type == PathStat::Type::Dir && o.mtime_ns > now_ns - kTrustAfterNs;
+  });
 }
 
 SourceWalk::SourceWalk(std::string record, const std::vector<SourceRoot>& roots) : record_(std::move(record)) {
@@ -300,10 +323,8 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
                                 const std::vector<SourceFile>& files, int64_t now_ns) {
   std::vector<Entry> entries;
   entries.reserve(observed.size() + files.size());
-  for (const auto& o : observed) {
-    if (o.type == PathStat::Type::Dir && o.mtime_ns > now_ns - kTrustAfterNs) return {};
-    entries.push_back({o, nullptr});
-  }
+  if (has_recent_directory(observed, now_ns)) return {};
+  for (const auto& o : observed) entries.push_back({o, nullptr});
   for (const auto& f : files)
     entries.push_back({PathStat{f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns}, &f});
   std::sort(entries.begin(), entries.end(), path_before);

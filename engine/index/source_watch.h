@@ -30,6 +30,11 @@ namespace osearch {
 // long to record). `observed` as the discoveries gave them, `files` the transcripts the run read.
 std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std::vector<PathStat>& observed,
                                 const std::vector<SourceFile>& files, int64_t now_ns);
+// Whether a directory of `observed` changed too recently for a record (encode_source_watch's "").
+bool has_recent_directory(const std::vector<PathStat>& observed, int64_t now_ns);
+// The directories source_watch_dirs would give for the record of this discovery (sorted, unique):
+// for a watcher when no record could be kept because a directory is too recent.
+std::vector<std::string> discovery_watch_dirs(const std::vector<PathStat>& observed, const std::vector<SourceFile>& files);
 
 struct WatchCheck {
   bool usable = false;            // a well-formed record for these roots

@@ -103,14 +103,21 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
         continue;
       }
       const std::optional<std::string> record = committed_record(index_dir);
-      if (!record || record->empty()) {
-        // A directory changed within the last 2 s: no record yet. Look again once it settles.
-        beat.withdraw();
+      const bool recorded = record && !record->empty();
+      if (!recorded) {
+        // A directory changed within the last 2 s: no record yet (the next runs take the full plan).
+        // Look again once it settles.
         next_run_at = boottime_ns() + 1000 * kMs;
-        continue;
+        if (run.unrecorded_watch_dirs.empty()) {  // (the record was dropped for another reason)
+          beat.withdraw();
+          continue;
+        }
+        // The run listed every directory and read what changed, and inotify reports what changes
+        // after: the beat holds meanwhile, so queries do not each walk the tree (a new transcript
+        // in a new directory, on a tree of tens of thousands, is a full plan for two seconds).
       }
       // (Unchanged watches cost no syscall; one lost with its removed directory is added again.)
-      const InotifyWatch::Sync sync = inotify.sync(source_watch_dirs(*record));
+      const InotifyWatch::Sync sync = inotify.sync(recorded ? source_watch_dirs(*record) : run.unrecorded_watch_dirs);
       if (!sync.complete) {
         stop_watching("cannot watch " + sync.problem);
         continue;

@@ -11,9 +11,10 @@
 // inotify cannot see (another host writing over NFS, a transcript modified through a hard link in
 // an unwatched directory) are then picked up late rather than never.
 //
-// No beat — queries walk as before — while a run fails, while the record cannot be kept (a
-// directory changed in the last 2 s), or when inotify is unavailable or out of watches (the watcher
-// then polls every 2 s).
+// While a directory changed in the last 2 s no record is kept, so the runs take the full plan; the
+// watcher then watches the directories that run listed and goes on beating, and runs once more a
+// second later until a record is kept. No beat — queries walk as before — while a run fails, or
+// when inotify is unavailable or out of watches (the watcher then polls every 2 s).
 #pragma once
 
 #include <functional>
