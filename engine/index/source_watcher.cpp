@@ -20,6 +20,7 @@ constexpr int kIdleBeatMs = 250;
 constexpr int64_t kSafetyCheckNs = 30'000'000'000;  // the quick check runs at least this often
 constexpr int kPollMs = 2000;                        // without inotify, or after a failed run
 constexpr int64_t kMs = 1'000'000;
+constexpr int kSettleMs = 2100;  // a directory's mtime is trusted for a record 2 s after it moved
 
 // Sleeps up to `ms`, waking early for an inotify event (fd >= 0) or a signal. False: the fd cannot be
 // waited on (an error, not a signal), so the caller stops relying on it rather than spin.
@@ -106,12 +107,13 @@ void watch_sources(const std::string& index_dir, const std::vector<SourceRoot>& 
       const bool recorded = record && !record->empty();
       if (!recorded) {
         // A directory changed within the last 2 s: no record yet (the next runs take the full plan).
-        // Look again once it settles.
-        next_run_at = boottime_ns() + 1000 * kMs;
+        // Look again once it has settled, which the beat below lets wait that long.
         if (run.unrecorded_watch_dirs.empty()) {  // (the record was dropped for another reason)
+          next_run_at = boottime_ns() + 1000 * kMs;
           beat.withdraw();
           continue;
         }
+        next_run_at = boottime_ns() + kSettleMs * kMs;
         // The run listed every directory and read what changed, and inotify reports what changes
         // after: the beat holds meanwhile, so queries do not each walk the tree (a new transcript
         // in a new directory, on a tree of tens of thousands, is a full plan for two seconds).
