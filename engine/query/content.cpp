@@ -162,18 +162,17 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       !o.by_message && f.roles.empty() && f.tools.empty() && f.branches.empty() && !(f.type_memory && f.types.empty()) &&
       (f.types.empty() || std::find(f.types.begin(), f.types.end(), ContentType::Summary) != f.types.end());
   if (titles_apply && !result.truncated) {
-    LmdbCursor cur(reader.txn(), reader.db().sessions);
-    for (bool ok = cur.first(); ok; ok = cur.next()) {
-      if (groups.count(cur.key())) continue;
-      auto s = SessionRec::decode(cur.value());
-      if (!s || !f.session_matches(*s)) continue;
-      if (f.since_ms && s->ended_at < *f.since_ms) continue;
-      if (f.until_ms && s->started_at >= *f.until_ms) continue;
+    for_each_session_entry(reader, f, [&](std::string_view key, std::string_view value) {
+      if (groups.count(key)) return;
+      auto s = SessionRec::decode(value);
+      if (!s || !f.session_matches(*s)) return;
+      if (f.since_ms && s->ended_at < *f.since_ms) return;
+      if (f.until_ms && s->started_at >= *f.until_ms) return;
       bool found = false;
       for (const auto& t : s->searchable_titles())
         if ((found = matches_alone(t, 0, 0, false))) break;
       if (found) title_only.push_back(std::move(*s));
-    }
+    });
   }
   timer.mark("titles");
 

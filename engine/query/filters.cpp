@@ -63,16 +63,23 @@ Filters parse_filters(const FilterArgs& a, int64_t now_ms, size_t default_limit)
   return f;
 }
 
+bool Filters::session_id_may_match(std::string_view id) const {
+  if (sessions.empty()) return true;
+  return std::any_of(sessions.begin(), sessions.end(), [&](const std::string& p) {
+    if (id.size() < p.size()) return false;
+    for (size_t i = 0; i < p.size(); ++i)  // (the prefixes are lower case already)
+      if (ascii_lower(id[i]) != p[i]) return false;
+    return true;
+  });
+}
+
 bool Filters::session_matches(const SessionRec& s) const {
   if (!agents.empty() && std::find(agents.begin(), agents.end(), s.agent) == agents.end()) return false;
   if (!projects.empty() && std::none_of(projects.begin(), projects.end(), [&](const std::string& p) {
         return contains_ci(s.project, p) || contains_ci(s.project_path, p);
       }))
     return false;
-  if (!sessions.empty() && std::none_of(sessions.begin(), sessions.end(), [&](const std::string& p) {
-        return ascii_lower(s.id).compare(0, p.size(), p) == 0;
-      }))
-    return false;
+  if (!session_id_may_match(s.id)) return false;
   if (!models.empty() && std::none_of(models.begin(), models.end(), [&](const std::string& m) {
         return std::any_of(s.models.begin(), s.models.end(), [&](const std::string& sm) { return contains_ci(sm, m); });
       }))

@@ -54,6 +54,7 @@ QueryResult run_list(IndexReader& reader, const Filters& f) {
   uint64_t matched = 0;
   for (bool ok = cur.last(); ok; ok = cur.prev()) {
     std::string_view sid = cur.key().substr(8);
+    if (!f.session_id_may_match(sid)) continue;
     auto s = reader.session(sid);
     if (!s || !f.session_matches(*s)) continue;
     // A session matches a time range when its activity overlaps it.

@@ -49,6 +49,9 @@ struct Filters {
   }
   // Session-level part: project, agent, session prefix, model, cwd.
   bool session_matches(const SessionRec& s) const;
+  // The session prefix alone, on a session id as the keys hold it: false rules the session out
+  // before its record is read (a loop over every session pays a key compare, not a decode).
+  bool session_id_may_match(std::string_view id) const;
   // Message-level part: role, type, tool, branch, time, meta.
   bool message_matches(const MessageRec& m, const std::vector<std::string>& tool_names) const;
   // The part decided by role, content type and the hidden flag alone.

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -41,6 +42,12 @@ QueryResult run_content(IndexReader& reader, const Filters& filters, const Conte
 // returns whether the patterns need PCRE2 confirmation. Used by the regex fuzzer.
 bool check_content_patterns(const ContentOptions& o);
 QueryResult run_list(IndexReader& reader, const Filters& filters);
+
+// Calls `visit(key, value)` for every entry of `sessions` that --session's prefixes may name, in key
+// order, or for every entry when there is no --session: each prefix is one key range, from its upper-case
+// form to its lower-case one (ids compare case-insensitively), not a pass over every session.
+void for_each_session_entry(const IndexReader& reader, const Filters& filters,
+                            const std::function<void(std::string_view key, std::string_view value)>& visit);
 
 // Sessions passing the session-level filters, or nullopt when there are none (everything passes).
 class SessionScope {

@@ -7,18 +7,46 @@
 
 namespace osearch {
 
+void for_each_session_entry(const IndexReader& reader, const Filters& f,
+                            const std::function<void(std::string_view key, std::string_view value)>& visit) {
+  LmdbCursor cur(reader.txn(), reader.db().sessions);
+  if (f.sessions.empty()) {
+    for (bool ok = cur.first(); ok; ok = cur.next()) visit(cur.key(), cur.value());
+    return;
+  }
+  // Ranges may overlap ("ab" and "a"): in key order, each entry once.
+  std::vector<std::pair<std::string, std::string>> ranges;  // [upper-case prefix, lower-case prefix]
+  for (const auto& p : f.sessions) {
+    std::string upper = p;
+    for (char& c : upper)
+      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+    ranges.emplace_back(std::move(upper), p);
+  }
+  std::sort(ranges.begin(), ranges.end());
+  std::string_view done_to;  // the last key visited (views the txn's pages)
+  bool any = false;
+  for (const auto& [lo, hi] : ranges) {
+    bool ok = cur.seek(lo);
+    while (ok && any && cur.key() <= done_to) ok = cur.next();
+    for (; ok && cur.key().substr(0, hi.size()) <= hi; ok = cur.next()) {
+      if (f.session_id_may_match(cur.key())) visit(cur.key(), cur.value());
+      done_to = cur.key();
+      any = true;
+    }
+  }
+}
+
 SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key) {
   if (!f.has_session_level()) return;
   active_ = true;
-  LmdbCursor cur(reader.txn(), reader.db().sessions);
-  for (bool ok = cur.first(); ok; ok = cur.next()) {
-    auto s = SessionRec::decode(cur.value());
-    if (!s || !f.session_matches(*s)) continue;
+  for_each_session_entry(reader, f, [&](std::string_view, std::string_view value) {
+    auto s = SessionRec::decode(value);
+    if (!s || !f.session_matches(*s)) return;
     if (key == Key::Id)
       allowed_.insert(s->id);
     else if (auto v = reader.session_value(s->id))
       allowed_.insert(std::move(*v));
-  }
+  });
 }
 
 namespace {
