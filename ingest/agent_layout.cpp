@@ -176,13 +176,19 @@ DiscoveryResult discover_codex(const std::string& root) {
     std::unordered_set<std::string_view> plain;
     for (const auto& f : r.files)
       if (ends_with(f.path, ".jsonl")) plain.insert(f.path);
+    // (Decided before any file moves: `plain` views their paths.)
     std::vector<bool> shadowed(r.files.size());
     for (size_t i = 0; i < r.files.size(); ++i) {
       const std::string& p = r.files[i].path;
       shadowed[i] = ends_with(p, ".zst") && plain.count(std::string_view(p).substr(0, p.size() - 4));
     }
-    size_t i = 0;
-    std::erase_if(r.files, [&](const SourceFile&) { return shadowed[i++]; });
+    size_t kept = 0;
+    for (size_t i = 0; i < r.files.size(); ++i) {
+      if (shadowed[i]) continue;
+      if (kept != i) r.files[kept] = std::move(r.files[i]);
+      ++kept;
+    }
+    r.files.resize(kept);
   }
   stat_and_sort(r);
   DiscoveryResult index;

@@ -18,6 +18,7 @@
 #include "engine/index/rebuild.h"
 #include "engine/index/session_runs.h"
 #include "engine/index/shard_compaction.h"
+#include "engine/index/stored_states.h"
 #include "engine/index/drop_sessions.h"
 #include "engine/index/emptied_roots.h"
 #include "engine/index/salvage.h"
@@ -33,7 +34,6 @@
 #include "ingest/claude.h"
 #include "ingest/claude_layout.h"
 #include "ingest/layout_util.h"
-#include "engine/index/stored_states.h"
 #include "ingest/jsonl_reader.h"
 
 namespace osearch {
@@ -81,13 +81,14 @@ DiscoveryResult discover(const SourceRoot& root) {
   return {};
 }
 
-// Session indexes go last: they title sessions the transcripts before them have made.
+// A file's (device, inode), for telling two roots' links to one file apart.
 struct FileIdHash {
   size_t operator()(const std::pair<uint64_t, uint64_t>& id) const {
     return std::hash<uint64_t>{}(id.first * 0x9E3779B97F4A7C15ull ^ id.second);
   }
 };
 
+// Session indexes go last: they title sessions the transcripts before them have made.
 bool read_before(const SourceFile& a, const SourceFile& b) {
   const bool ai = a.kind == SourceKind::CodexSessionIndex, bi = b.kind == SourceKind::CodexSessionIndex;
   return ai != bi ? bi : a.path < b.path;
@@ -463,9 +464,14 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       // next run takes the full path and compacts again.
       if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0) {
         const int64_t now = wall_clock_ns();
-        watch_record = targeted ? known->updated_record : encode_source_watch(roots, observed, files, now);
-        if (watch_record->empty() && !targeted && has_recent_directory(observed, now))
+        if (targeted) {
+          watch_record = known->updated_record;
+        } else if (has_recent_directory(observed, now)) {
+          watch_record = std::string();  // none yet: what a watcher must watch meanwhile
           summary.unrecorded_watch_dirs = discovery_watch_dirs(observed, files);
+        } else {
+          watch_record = encode_source_watch(roots, observed, files, now);
+        }
       }
     }
 

@@ -13,8 +13,8 @@
 //
 // While a directory changed in the last 2 s no record is kept, so the runs take the full plan; the
 // watcher then watches the directories that run listed and goes on beating, and runs once more when
-// the directory has settled (2.1 s later) to keep one. No beat — queries walk as before — while a run fails, or
-// when inotify is unavailable or out of watches (the watcher then polls every 2 s).
+// the directory has settled (2.1 s later) to keep one. No beat — queries walk as before — while a
+// run fails, or when inotify is unavailable or out of watches (the watcher then polls every 2 s).
 #pragma once
 
 #include <functional>

@@ -181,9 +181,10 @@ std::string one_look(const std::string& env_dir) {
       problem = path + ": meta page 1 is damaged";
     } else {
       // LMDB uses the meta with the higher transaction id and falls back to the other; the file
-      // never shrinks, so both must lie inside it (but for pages only their free list names). A writer may have committed since the fstat
-      // above (it writes its pages before the meta that names them): measure the file again now
-      // that the metas are read, or a live index under load looks truncated.
+      // never shrinks, so both must lie inside it (but for pages only their free list names). A
+      // writer may have committed since the fstat above (it writes its pages before the meta that
+      // names them): measure the file again now that the metas are read, or a live index under
+      // load looks truncated.
       struct stat now{};
       const uint64_t grown = ::fstat(fd, &now) == 0 ? static_cast<uint64_t>(now.st_size) : size;
       const uint64_t pages = std::max(size, grown) / m0.page_size;
