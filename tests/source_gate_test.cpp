@@ -4,8 +4,6 @@
 // end, is tests/mcp_freshness_test.cpp.
 #include "tests/index_fixture.h"
 
-#include <time.h>
-
 #include "engine/index/source_gate.h"
 #include "engine/index/source_watch.h"
 #include "engine/store/store.h"
@@ -20,14 +18,7 @@ struct Tree {
 
   Tree() {
     make_tree(claude, {"-Users-user-project"});
-    // Directories an hour old: a record is kept only for directories whose mtime has settled.
-    struct timespec past[2];
-    ::clock_gettime(CLOCK_REALTIME, &past[0]);
-    past[0].tv_sec -= 3600;
-    past[1] = past[0];
-    for (const auto& e : fs::recursive_directory_iterator(claude))
-      if (e.is_directory()) REQUIRE(::utimensat(AT_FDCWD, e.path().c_str(), past, 0) == 0);
-    REQUIRE(::utimensat(AT_FDCWD, claude.c_str(), past, 0) == 0);
+    age_directories(claude, 3600);
     IndexOptions o;
     o.quick_check = true;
     run_index(idx, roots(), o);

@@ -2,10 +2,6 @@
 // what the decoded state says, and a damaged state is still named whichever plan meets it.
 #include "tests/index_fixture.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <time.h>
-
 #include "engine/index/stored_states.h"
 #include "engine/store/index_damage.h"
 #include "engine/store/store.h"
@@ -40,17 +36,6 @@ FileState full_state() {
   f.carry.pending_user_text = 99;
   f.carry.last_timestamp_ms = 1700000000000;
   return f;
-}
-
-// Every directory's mtime ten minutes back: a record is kept only for directories that settled.
-void settle_tree(const std::string& root) {
-  struct timespec times[2];
-  ::clock_gettime(CLOCK_REALTIME, &times[0]);
-  times[0].tv_sec -= 600;
-  times[1] = times[0];
-  for (const auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_directory()) REQUIRE(::utimensat(AT_FDCWD, e.path().c_str(), times, 0) == 0);
-  REQUIRE(::utimensat(AT_FDCWD, root.c_str(), times, 0) == 0);
 }
 
 void overwrite_state(const std::string& idx, const std::string& path, std::string_view bytes) {
@@ -115,7 +100,7 @@ TEST_CASE("a damaged file state is named by the full plan and by the targeted on
   TempDir tmp("damaged-state");
   const std::string src = tmp / "src";
   make_tree(src, {"-Users-user-project", kWindows});
-  settle_tree(src);
+  age_directories(src, 600);
   const std::string idx = tmp / "idx";
   IndexOptions quick;
   quick.quick_check = true;

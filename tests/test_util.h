@@ -116,6 +116,15 @@ inline void replace_file(const std::string& path, std::string_view bytes) {
 
 inline uint64_t file_size(const std::string& path) { return static_cast<uint64_t>(fs::file_size(path)); }
 
+// Sets the mtime of `root` and of every directory under it `seconds_back` into the past: the quick
+// check keeps a source-watch record only for directories whose mtime has settled (2 s).
+inline void age_directories(const std::string& root, int seconds_back) {
+  const auto when = fs::file_time_type::clock::now() - std::chrono::seconds(seconds_back);
+  for (const auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_directory()) fs::last_write_time(e.path(), when);
+  fs::last_write_time(root, when);
+}
+
 // Copies one file to `dst` (parents created), owner-writable whatever the source mode was.
 inline void copy_file_to(const std::string& src, const std::string& dst) {
   fs::path d(dst);
