@@ -126,7 +126,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     const size_t z = e.key.find('\0');
     if (z == std::string_view::npos || e.key.size() < z + 9) continue;
     std::string_view sid = e.key.substr(0, z);
-    if (scope.active() && !scope.allows(std::string(sid))) continue;
+    if (scope.active() && !scope.allows(sid)) continue;
     if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()))) continue;
     if (sid != run.sid) {
       const auto value = superseded_entries ? reader.session_value(sid) : std::nullopt;

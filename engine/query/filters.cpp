@@ -9,10 +9,16 @@
 namespace osearch {
 namespace {
 
+// (No lower-cased copy: a pass over every session asks this of each.)
 bool contains_ci(std::string_view hay, std::string_view needle_lower) {
   if (needle_lower.empty()) return true;
-  std::string h = ascii_lower(hay);
-  return h.find(needle_lower) != std::string::npos;
+  if (hay.size() < needle_lower.size()) return false;
+  for (size_t at = 0; at + needle_lower.size() <= hay.size(); ++at) {
+    size_t i = 0;
+    while (i < needle_lower.size() && ascii_lower(hay[at + i]) == needle_lower[i]) ++i;
+    if (i == needle_lower.size()) return true;
+  }
+  return false;
 }
 
 int64_t parse_time(const std::string& arg, int64_t now_ms, const char* flag) {
@@ -73,7 +79,7 @@ bool Filters::session_id_may_match(std::string_view id) const {
   });
 }
 
-bool Filters::session_matches(const SessionRec& s) const {
+bool Filters::session_matches(const SessionFacets& s) const {
   if (!agents.empty() && std::find(agents.begin(), agents.end(), s.agent) == agents.end()) return false;
   if (!projects.empty() && std::none_of(projects.begin(), projects.end(), [&](const std::string& p) {
         return contains_ci(s.project, p) || contains_ci(s.project_path, p);
@@ -81,11 +87,11 @@ bool Filters::session_matches(const SessionRec& s) const {
     return false;
   if (!session_id_may_match(s.id)) return false;
   if (!models.empty() && std::none_of(models.begin(), models.end(), [&](const std::string& m) {
-        return std::any_of(s.models.begin(), s.models.end(), [&](const std::string& sm) { return contains_ci(sm, m); });
+        return std::any_of(s.models.begin(), s.models.end(), [&](std::string_view sm) { return contains_ci(sm, m); });
       }))
     return false;
   if (!cwd.empty()) {
-    auto under = [&](const std::string& p) {
+    auto under = [&](std::string_view p) {
       return p.compare(0, cwd.size(), cwd) == 0 && (p.size() == cwd.size() || p[cwd.size()] == '/' || cwd == "/");
     };
     if (!under(s.cwd) && !under(s.project_path)) return false;

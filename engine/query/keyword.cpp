@@ -7,6 +7,7 @@
 #include "engine/query/keyword_page.h"
 #include "engine/query/query_parser.h"
 #include "engine/query/search.h"
+#include "engine/store/session_numbers.h"
 #include "engine/query/snippet.h"
 #include "engine/index/memory_index.h"
 #include "engine/index/text_index.h"
@@ -43,10 +44,15 @@ class HitDecider : public Xapian::MatchDecider {
   // filters by their own project, not a session's).
   bool active() const { return scope_ || !epochs_.empty() || (reader_ && !reader_->memories().empty()); }
   bool operator()(const Xapian::Document& doc) const override {
-    if (std::string id = doc.get_value(kSlotMemory); !id.empty())
-      return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
+    // A session's document holds its number in the session slot, a memory's "memory/<id>": one
+    // value read settles which (each read seeks the slot's chunk), the memory slot only for the rest.
+    std::string session = doc.get_value(kSlotSession);
+    if (!number_of_session_value(session)) {
+      if (std::string id = doc.get_value(kSlotMemory); !id.empty())
+        return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
+    }
     if (!is_live(doc, epochs_)) return false;
-    return !scope_ || scope_->allows(doc.get_value(kSlotSession));
+    return !scope_ || scope_->allows(session);
   }
 
  private:

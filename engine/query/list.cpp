@@ -1,8 +1,10 @@
 // `list`: sessions newest first (by ended_at), walking the time-ordered secondary index backwards.
 #include <algorithm>
+#include <unordered_set>
 
 #include "engine/query/search.h"
 #include "engine/store/codec.h"
+#include "engine/store/index_damage.h"
 #include "engine/store/store.h"
 
 namespace osearch {
@@ -50,19 +52,30 @@ QueryResult run_list(IndexReader& reader, const Filters& f) {
   QueryResult result;
   result.action = "list";
   if (!f.has_session_level() && f.branches.empty() && !f.until_ms) return list_by_keys(reader, f, std::move(result));
+  // The records in key order first (one cursor, no lookup from the root per session, and only the
+  // filtered fields viewed), then the time order's keys: a session is listed when its key is in
+  // that order and its record matches, as a lookup per key would decide. Only the page is decoded.
+  std::unordered_set<std::string_view> matching;  // (views the transaction's pages)
+  SessionFacets s;
+  for_each_session_entry(reader, f, [&](std::string_view key, std::string_view value) {
+    if (!s.decode(value)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+    if (!f.session_matches(s)) return;
+    // A session matches a time range when its activity overlaps it.
+    if (f.since_ms && s.ended_at < *f.since_ms) return;
+    if (f.until_ms && s.started_at >= *f.until_ms) return;
+    if (!f.branches.empty() && std::find(f.branches.begin(), f.branches.end(), s.git_branch) == f.branches.end())
+      return;
+    matching.insert(key);
+  });
   LmdbCursor cur(reader.txn(), reader.db().sess_by_time);
   uint64_t matched = 0;
-  for (bool ok = cur.last(); ok; ok = cur.prev()) {
+  for (bool ok = matching.empty() ? false : cur.last(); ok; ok = cur.prev()) {
     std::string_view sid = cur.key().substr(8);
-    if (!f.session_id_may_match(sid)) continue;
-    auto s = reader.session(sid);
-    if (!s || !f.session_matches(*s)) continue;
-    // A session matches a time range when its activity overlaps it.
-    if (f.since_ms && s->ended_at < *f.since_ms) continue;
-    if (f.until_ms && s->started_at >= *f.until_ms) continue;
-    if (!f.branches.empty() && std::find(f.branches.begin(), f.branches.end(), s->git_branch) == f.branches.end())
-      continue;
-    if (++matched > f.offset && result.hits.size() < f.limit) add_hit(result, std::move(*s));
+    if (!matching.count(sid)) continue;
+    if (++matched <= f.offset || result.hits.size() >= f.limit) continue;
+    auto rec = reader.session(sid);
+    if (!rec) continue;
+    add_hit(result, std::move(*rec));
   }
   result.total = matched;
   return result;

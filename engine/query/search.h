@@ -57,11 +57,13 @@ class SessionScope {
   enum class Key { Id, DocumentValue };
   SessionScope(const IndexReader& reader, const Filters& filters, Key key = Key::Id);
   bool active() const { return active_; }
-  bool allows(const std::string& key) const { return !active_ || allowed_.count(key) != 0; }
+  bool allows(std::string_view key) const;
 
  private:
   bool active_ = false;
-  std::unordered_set<std::string> allowed_;
+  Key key_;
+  std::unordered_set<std::string> allowed_;  // Key::Id
+  std::vector<bool> numbers_;                // Key::DocumentValue: by session number
 };
 
 // Lower-cased term occurrences for snippets: the byte range of the earliest of `terms` in `text`.

@@ -1,6 +1,9 @@
 #include "engine/query/search.h"
 #include "engine/index/tokenizer.h"
 #include "engine/query/snippet.h"
+#include "engine/store/codec.h"
+#include "engine/store/index_damage.h"
+#include "engine/store/session_numbers.h"
 
 #include <algorithm>
 #include <cctype>
@@ -36,17 +39,33 @@ void for_each_session_entry(const IndexReader& reader, const Filters& f,
   }
 }
 
-SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key) {
+SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key) : key_(key) {
   if (!f.has_session_level()) return;
   active_ = true;
+  SessionFacets s;
+  // The numbers are keyed by session id as the records are: one cursor walks both in key order,
+  // instead of a lookup from the root per session.
+  LmdbCursor numbers(reader.txn(), reader.db().session_numbers);
+  const uint32_t last = last_session_number(reader.txn(), reader.db());  // (no number past it is given)
   for_each_session_entry(reader, f, [&](std::string_view, std::string_view value) {
-    auto s = SessionRec::decode(value);
-    if (!s || !f.session_matches(*s)) return;
-    if (key == Key::Id)
-      allowed_.insert(s->id);
-    else if (auto v = reader.session_value(s->id))
-      allowed_.insert(std::move(*v));
+    if (!s.decode(value)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+    if (!f.session_matches(s)) return;
+    if (key == Key::Id) {
+      allowed_.insert(std::string(s.id));
+    } else if (numbers.seek(s.id) && numbers.key() == s.id && numbers.value().size() == 4) {
+      const uint32_t n = get_be32(numbers.value());
+      if (n > last) return;
+      if (n >= numbers_.size()) numbers_.resize(size_t{n} + 1);
+      numbers_[n] = true;
+    }
   });
+}
+
+bool SessionScope::allows(std::string_view key) const {
+  if (!active_) return true;
+  if (key_ == Key::Id) return allowed_.count(std::string(key)) != 0;
+  const std::optional<uint32_t> n = number_of_session_value(key);
+  return n && *n < numbers_.size() && numbers_[*n];
 }
 
 namespace {

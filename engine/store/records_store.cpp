@@ -120,6 +120,48 @@ std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
   return r;
 }
 
+bool SessionFacets::decode(std::string_view bytes) {
+  Decoder d(bytes);
+  const uint64_t version = d.u64();
+  id = d.str();
+  agent = d.str();
+  project = d.str();
+  project_path = d.str();
+  cwd = d.str();
+  d.str();  // jsonl_path
+  git_branch = d.str();
+  for (int i = 0; i < 8; ++i) d.str();  // version, the five titles and two prompts, summary_rank
+  started_at = d.i64();
+  ended_at = d.i64();
+  for (int i = 0; i < 3; ++i) d.u64();  // message, tool call and subagent counts
+  d.b();
+  d.b();
+  models.clear();
+  const uint64_t n = d.u64();
+  for (uint64_t i = 0; i < n && d.ok(); ++i) models.push_back(d.str());
+  get_usage(d);
+  if (version >= 2) d.str();
+  if (version >= 3) {
+    const uint64_t titles = d.u64();
+    for (uint64_t i = 0; i < titles && d.ok(); ++i) d.str();
+  }
+  return d.ok();
+}
+
+SessionFacets SessionFacets::of(const SessionRec& s) {
+  SessionFacets f;
+  f.id = s.id;
+  f.agent = s.agent;
+  f.project = s.project;
+  f.project_path = s.project_path;
+  f.cwd = s.cwd;
+  f.git_branch = s.git_branch;
+  f.started_at = s.started_at;
+  f.ended_at = s.ended_at;
+  f.models.assign(s.models.begin(), s.models.end());
+  return f;
+}
+
 std::string MessageRec::encode() const {
   Encoder e;
   e.u64(1);
