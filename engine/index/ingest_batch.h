@@ -46,10 +46,15 @@ class IngestBatch {
   void mark_source_deleted(const std::string& session_id, const std::string& path);
 
   size_t pending_bytes() const { return pending_bytes_; }
-  // Time to flush: `flush_bytes` of pending text and records, or kMaxBatchLines lines, whichever
-  // comes first (a million tiny lines must not pile up in one batch).
-  bool full(size_t flush_bytes) const { return pending_bytes_ >= flush_bytes || pending_lines_ >= kMaxBatchLines; }
+  // Time to flush: `flush_bytes` of pending text and records, kMaxBatchLines lines or
+  // kMaxBatchSessions sessions, whichever comes first (a million tiny lines must not pile up in one
+  // batch, nor the records of thousands of small sessions: each session's keys land in their own
+  // places of every B-tree, and the write transaction holds each page it copies).
+  bool full(size_t flush_bytes) const {
+    return pending_bytes_ >= flush_bytes || pending_lines_ >= kMaxBatchLines || sessions_.size() >= kMaxBatchSessions;
+  }
   static constexpr size_t kMaxBatchLines = 20000;
+  static constexpr size_t kMaxBatchSessions = 512;
   bool empty() const;
   // Writes the batch; its shards may still be in flight when this returns (see flush()).
   void flush();
@@ -150,7 +155,8 @@ class IngestBatch {
   std::unordered_set<std::string> tool_result_ids_;        // pair_key(sid, id) of results in the batch
   std::map<std::string, std::string> leaf_summaries_;             // pair_key(leafUuid, project) -> project \0 rank text
   std::map<std::string, std::vector<SessionFact>> early_facts_;   // facts seen before their session
-  std::map<std::string, std::string> full_ids_;  // bounded session id -> as written (long ids only)
+  // Session key -> the id as written, where the two differ, until the session's record is stored.
+  std::map<std::string, std::string> full_ids_;
   std::vector<std::tuple<std::string, std::string, int64_t>> turn_durations_;  // sid, uuid, ms
   std::map<std::string, SubagentRec> subagents_;                  // pair_key(sid, agent)
   std::map<std::string, bool> subagent_is_new_;

@@ -82,6 +82,10 @@ void IngestBatch::flush() {
     timer.mark("lmdb records");
     txn.commit();
   }
+  // Their records hold the full ids now (touch_session reads a stored record's): only a session not
+  // written yet needs its entry, so the map does not grow with every session of a Codex tree.
+  for (const auto& [id, ts] : sessions_)
+    if (ts.rec.message_count != 0 || ts.rec.has_main) full_ids_.erase(id);
   store_.env().release_resident_pages();
   timer.mark("lmdb commit");
   if (flight->shards) {
@@ -151,12 +155,14 @@ void IngestBatch::finish_in_flight() {
   for (const auto& name : in_flight_->shards->names()) next.shards.push_back(name);
   reader_.reset();
   LmdbTxn txn(store_.env(), false);
+  txn.trim_pages_every(kMapTrimOps, kMapTrimSlack);  // (a file state per file: their pages lie all over)
   write_file_states(txn, in_flight_->file_states);
   const Dbis& db = store_.db();
   Store::put_meta_u64(txn, db, meta_key::kXapianGeneration, next.generation);
   txn.put(db.meta, meta_key::kXapianShards, next.encode_shards());
   txn.del(db.meta, meta_key::kInFlight);
   txn.commit();
+  store_.env().release_resident_pages();
   layout_ = std::move(next);
   in_flight_.reset();
   timer.mark("lmdb offsets");

@@ -90,18 +90,23 @@ void LmdbEnv::open(const std::string& dir, bool read_only, unsigned max_dbs, uns
 LmdbEnv::MapRange LmdbEnv::map_range() const { return map_.start ? map_ : find_map(env_); }
 
 namespace {
-// statm's third field: resident file-backed and shared memory pages (RssFile + RssShmem).
-size_t resident_shared_pages() {
+struct ResidentPages {
+  size_t all = 0;     // statm's second field: RssAnon + RssFile + RssShmem
+  size_t shared = 0;  // its third: resident file-backed and shared memory pages (RssFile + RssShmem)
+};
+ResidentPages resident_pages() {
   int fd = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return 0;
+  if (fd < 0) return {};
   char buf[128];
   const ssize_t n = ::read(fd, buf, sizeof buf - 1);
   ::close(fd);
-  if (n <= 0) return 0;
+  if (n <= 0) return {};
   buf[n] = 0;
   unsigned long size = 0, resident = 0, shared = 0;
-  return std::sscanf(buf, "%lu %lu %lu", &size, &resident, &shared) == 3 ? shared : 0;
+  if (std::sscanf(buf, "%lu %lu %lu", &size, &resident, &shared) != 3) return {};
+  return {resident, shared};
 }
+size_t resident_shared_pages() { return resident_pages().shared; }
 }  // namespace
 
 void LmdbEnv::release_resident_pages() const {
@@ -115,7 +120,10 @@ void LmdbEnv::release_resident_pages() const {
 
 void LmdbEnv::trim_resident_pages(size_t slack) const {
   static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
-  if (resident_shared_pages() > shared_after_release_ + slack / page) release_resident_pages();
+  const ResidentPages now = resident_pages();
+  const size_t grown = now.shared > shared_after_release_ ? now.shared - shared_after_release_ : 0;
+  if (grown > slack / page || (now.all > kResidentBudget / page && grown > kSlackOverBudget / page))
+    release_resident_pages();
 }
 
 LmdbTxn::LmdbTxn(const LmdbEnv& env, bool read_only) : env_(&env), read_only_(read_only) {

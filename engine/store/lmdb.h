@@ -35,8 +35,13 @@ class LmdbEnv {
   // database. The pages stay in the page cache and fault back in on the next access.
   void release_resident_pages() const;
   // Releases them only once this process's file-backed resident memory grew by more than `slack`
-  // bytes since the last release (one read of /proc/self/statm). For the thread that writes.
+  // bytes since the last release (one read of /proc/self/statm), or by more than kSlackOverBudget
+  // while the whole process holds more than kResidentBudget (a build over tens of thousands of
+  // small sessions holds more of its own: the map's pages give way first). For the thread that
+  // writes.
   void trim_resident_pages(size_t slack) const;
+  static constexpr size_t kResidentBudget = 192u << 20;
+  static constexpr size_t kSlackOverBudget = 8u << 20;
   // Where data.mdb is mapped in this process (start null when it is not found). LMDB maps its whole
   // map size at open and never moves it (the size is fixed before the open): an env opened for
   // writing looks it up then, once; a read-only one (a query's: it never releases) when asked.
