@@ -130,7 +130,8 @@ bool SessionFacets::decode(std::string_view bytes) {
   cwd = d.str();
   d.str();  // jsonl_path
   git_branch = d.str();
-  for (int i = 0; i < 8; ++i) d.str();  // version, the five titles and two prompts, summary_rank
+  // version; custom, ai and summary titles; last and first prompts; away_summary; summary_rank
+  for (int i = 0; i < 8; ++i) d.str();
   started_at = d.i64();
   ended_at = d.i64();
   for (int i = 0; i < 3; ++i) d.u64();  // message, tool call and subagent counts
