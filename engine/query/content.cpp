@@ -162,12 +162,14 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       !o.by_message && f.roles.empty() && f.tools.empty() && f.branches.empty() && !(f.type_memory && f.types.empty()) &&
       (f.types.empty() || std::find(f.types.begin(), f.types.end(), ContentType::Summary) != f.types.end());
   if (titles_apply && !result.truncated) {
+    SessionFacets facets;  // (the filters first: the whole record only for a session they keep)
     for_each_session_entry(reader, f, [&](std::string_view key, std::string_view value) {
       if (groups.count(key)) return;
+      if (!facets.decode(value) || !f.session_matches(facets)) return;
+      if (f.since_ms && facets.ended_at < *f.since_ms) return;
+      if (f.until_ms && facets.started_at >= *f.until_ms) return;
       auto s = SessionRec::decode(value);
-      if (!s || !f.session_matches(*s)) return;
-      if (f.since_ms && s->ended_at < *f.since_ms) return;
-      if (f.until_ms && s->started_at >= *f.until_ms) return;
+      if (!s) return;
       bool found = false;
       for (const auto& t : s->searchable_titles())
         if ((found = matches_alone(t, 0, 0, false))) break;

@@ -79,25 +79,33 @@ bool Filters::session_id_may_match(std::string_view id) const {
   });
 }
 
-bool Filters::session_matches(const SessionFacets& s) const {
-  if (!agents.empty() && std::find(agents.begin(), agents.end(), s.agent) == agents.end()) return false;
-  if (!projects.empty() && std::none_of(projects.begin(), projects.end(), [&](const std::string& p) {
+namespace {
+// A record or its facets alike: the same fields, strings or views (no copy of either is made).
+template <class Session>
+bool session_fields_match(const Filters& f, const Session& s) {
+  if (!f.agents.empty() && std::find(f.agents.begin(), f.agents.end(), s.agent) == f.agents.end()) return false;
+  if (!f.projects.empty() && std::none_of(f.projects.begin(), f.projects.end(), [&](const std::string& p) {
         return contains_ci(s.project, p) || contains_ci(s.project_path, p);
       }))
     return false;
-  if (!session_id_may_match(s.id)) return false;
-  if (!models.empty() && std::none_of(models.begin(), models.end(), [&](const std::string& m) {
+  if (!f.session_id_may_match(s.id)) return false;
+  if (!f.models.empty() && std::none_of(f.models.begin(), f.models.end(), [&](const std::string& m) {
         return std::any_of(s.models.begin(), s.models.end(), [&](std::string_view sm) { return contains_ci(sm, m); });
       }))
     return false;
-  if (!cwd.empty()) {
+  if (!f.cwd.empty()) {
+    const std::string& c = f.cwd;
     auto under = [&](std::string_view p) {
-      return p.compare(0, cwd.size(), cwd) == 0 && (p.size() == cwd.size() || p[cwd.size()] == '/' || cwd == "/");
+      return p.compare(0, c.size(), c) == 0 && (p.size() == c.size() || p[c.size()] == '/' || c == "/");
     };
     if (!under(s.cwd) && !under(s.project_path)) return false;
   }
   return true;
 }
+}  // namespace
+
+bool Filters::session_matches(const SessionFacets& s) const { return session_fields_match(*this, s); }
+bool Filters::session_matches(const SessionRec& s) const { return session_fields_match(*this, s); }
 
 bool Filters::kind_matches(bool hidden, Role role, ContentType type) const {
   if (type_memory && types.empty()) return false;  // --type memory alone: no message is an answer

@@ -4,7 +4,6 @@
 
 #include "engine/query/search.h"
 #include "engine/store/codec.h"
-#include "engine/store/index_damage.h"
 #include "engine/store/store.h"
 
 namespace osearch {
@@ -56,10 +55,7 @@ QueryResult run_list(IndexReader& reader, const Filters& f) {
   // filtered fields viewed), then the time order's keys: a session is listed when its key is in
   // that order and its record matches, as a lookup per key would decide. Only the page is decoded.
   std::unordered_set<std::string_view> matching;  // (views the transaction's pages)
-  SessionFacets s;
-  for_each_session_entry(reader, f, [&](std::string_view key, std::string_view value) {
-    if (!s.decode(value)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
-    if (!f.session_matches(s)) return;
+  for_each_matching_session(reader, f, [&](std::string_view key, const SessionFacets& s) {
     // A session matches a time range when its activity overlaps it.
     if (f.since_ms && s.ended_at < *f.since_ms) return;
     if (f.until_ms && s.started_at >= *f.until_ms) return;

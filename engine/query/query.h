@@ -49,7 +49,7 @@ struct Filters {
   }
   // Session-level part: project, agent, session prefix, model, cwd.
   bool session_matches(const SessionFacets& s) const;
-  bool session_matches(const SessionRec& s) const { return session_matches(SessionFacets::of(s)); }
+  bool session_matches(const SessionRec& s) const;
   // The session prefix alone, on a session id as the keys hold it: false rules the session out
   // before its record is read (a loop over every session pays a key compare, not a decode).
   bool session_id_may_match(std::string_view id) const;

@@ -48,6 +48,10 @@ QueryResult run_list(IndexReader& reader, const Filters& filters);
 // form to its lower-case one (ids compare case-insensitively), not a pass over every session.
 void for_each_session_entry(const IndexReader& reader, const Filters& filters,
                             const std::function<void(std::string_view key, std::string_view value)>& visit);
+// The same entries whose record passes the session-level filters, viewed (SessionFacets: nothing
+// copied); a record that does not decode is IndexDamaged.
+void for_each_matching_session(const IndexReader& reader, const Filters& filters,
+                               const std::function<void(std::string_view key, const SessionFacets& s)>& visit);
 
 // Sessions passing the session-level filters, or nullopt when there are none (everything passes).
 class SessionScope {

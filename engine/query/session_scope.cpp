@@ -39,17 +39,23 @@ void for_each_session_entry(const IndexReader& reader, const Filters& f,
   }
 }
 
+void for_each_matching_session(const IndexReader& reader, const Filters& f,
+                               const std::function<void(std::string_view key, const SessionFacets& s)>& visit) {
+  SessionFacets s;
+  for_each_session_entry(reader, f, [&](std::string_view key, std::string_view value) {
+    if (!s.decode(value)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+    if (f.session_matches(s)) visit(key, s);
+  });
+}
+
 SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key) : key_(key) {
   if (!f.has_session_level()) return;
   active_ = true;
-  SessionFacets s;
   // The numbers are keyed by session id as the records are: one cursor walks both in key order,
   // instead of a lookup from the root per session.
   LmdbCursor numbers(reader.txn(), reader.db().session_numbers);
   const uint32_t last = last_session_number(reader.txn(), reader.db());  // (no number past it is given)
-  for_each_session_entry(reader, f, [&](std::string_view, std::string_view value) {
-    if (!s.decode(value)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
-    if (!f.session_matches(s)) return;
+  for_each_matching_session(reader, f, [&](std::string_view, const SessionFacets& s) {
     if (key == Key::Id) {
       allowed_.insert(std::string(s.id));
     } else if (numbers.seek(s.id) && numbers.key() == s.id && numbers.value().size() == 4) {

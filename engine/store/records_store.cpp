@@ -149,20 +149,6 @@ bool SessionFacets::decode(std::string_view bytes) {
   return d.ok();
 }
 
-SessionFacets SessionFacets::of(const SessionRec& s) {
-  SessionFacets f;
-  f.id = s.id;
-  f.agent = s.agent;
-  f.project = s.project;
-  f.project_path = s.project_path;
-  f.cwd = s.cwd;
-  f.git_branch = s.git_branch;
-  f.started_at = s.started_at;
-  f.ended_at = s.ended_at;
-  f.models.assign(s.models.begin(), s.models.end());
-  return f;
-}
-
 std::string MessageRec::encode() const {
   Encoder e;
   e.u64(1);

@@ -53,14 +53,13 @@ struct SessionRec {
 
 // A session record's filterable fields, viewed in its encoded bytes (SessionRec::encode) without
 // copying a string: what a pass over every session compares (Filters::session_matches). The views
-// live as long as the bytes (an LMDB read transaction's pages, or the record `of` was given).
+// live as long as the bytes (an LMDB read transaction's pages).
 struct SessionFacets {
   std::string_view id, agent, project, project_path, cwd, git_branch;
   int64_t started_at = 0, ended_at = 0;
   std::vector<std::string_view> models;  // (kept across decodes: a pass reuses its capacity)
   // Whether the bytes decode whole, as SessionRec::decode asks: a record it would refuse is refused.
   bool decode(std::string_view bytes);
-  static SessionFacets of(const SessionRec& s);
 };
 
 struct MessageRec {
