@@ -328,9 +328,11 @@ int cmd_status(const Context& ctx) {
   IndexCounts c = reader.counts();
   std::map<std::string, uint64_t> per_agent;
   {
+    // The agent viewed in each record (checked whole, as a decode would), nothing copied out.
+    SessionFacets s;
     LmdbCursor cur(reader.txn(), reader.db().sessions);
     for (bool ok = cur.first(); ok; ok = cur.next())
-      if (auto s = SessionRec::decode(cur.value())) ++per_agent[s->agent];
+      if (s.decode(cur.value())) ++per_agent[std::string(s.agent)];
   }
   uint64_t size = dir_size(ctx.index_dir);
   std::string last = c.last_indexed_at ? format_iso8601_ms(c.last_indexed_at) : "";

@@ -1,14 +1,17 @@
 // Session-level filters (--project, --model, --cwd, --agent, --session) decide over views of the
-// session records in one pass in key order (SessionFacets; engine/query/list.cpp, session_scope.cpp):
+// session records in one pass in key order (SessionFacets; engine/query/list.cpp, session_scope.cpp,
+// stats.cpp; overview.cpp views them in time order):
 // the same sessions, in the same order, as a decode of every record and the time order give; a
 // record that does not decode is named, never skipped.
 #include "tests/agents_e2e_fixture.h"
 
 #include <algorithm>
 
+#include "engine/query/orient.h"
 #include "engine/query/query.h"
 #include "engine/query/reader.h"
 #include "engine/query/search.h"
+#include "engine/query/stats.h"
 #include "engine/store/index_damage.h"
 #include "engine/store/records_store.h"
 #include "engine/store/store.h"
@@ -55,8 +58,11 @@ void check_same(const SessionFacets& f, const SessionRec& r) {
   CHECK(f.project_path == r.project_path);
   CHECK(f.cwd == r.cwd);
   CHECK(f.git_branch == r.git_branch);
+  CHECK(f.full_id == r.full_id);
+  CHECK(f.shown_id() == r.shown_id());
   CHECK(f.started_at == r.started_at);
   CHECK(f.ended_at == r.ended_at);
+  CHECK(f.message_count == r.message_count);
   CHECK(std::vector<std::string>(f.models.begin(), f.models.end()) == r.models);
 }
 
@@ -187,7 +193,7 @@ TEST_CASE("list and keyword with session-level filters pick what a decode of eve
   CHECK(found > cases.size() / 2);
 }
 
-TEST_CASE("a session record that does not decode is named by a filtered list and keyword", "[filters][hardening]") {
+TEST_CASE("a session record that does not decode is named by a filtered list, keyword, stats and overview", "[filters][hardening]") {
   Mixed fx;
   std::string victim;
   {
@@ -207,4 +213,13 @@ TEST_CASE("a session record that does not decode is named by a filtered list and
   const Filters f = parse_filters(args, 0, 20);
   CHECK_THROWS_AS(run_list(reader, f), IndexDamaged);
   CHECK_THROWS_AS(run_keyword(reader, "the", f, KeywordOptions{}), IndexDamaged);
+  // stats views the session of each aggregate row it groups or filters by.
+  StatsOptions by_session;
+  by_session.by = "session";
+  CHECK_THROWS_AS(run_stats(reader, parse_filters(FilterArgs{}, 0, 20), by_session), IndexDamaged);
+  StatsOptions tools;
+  tools.kind = StatsKind::Tools;
+  CHECK_THROWS_AS(run_stats(reader, f, tools), IndexDamaged);
+  // overview views every session in time order.
+  CHECK_THROWS_AS(run_overview(reader, OverviewOptions{}), IndexDamaged);
 }

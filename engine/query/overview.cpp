@@ -7,6 +7,7 @@
 #include "engine/index/tokenizer.h"
 #include "engine/query/memories.h"
 #include "engine/query/orient.h"
+#include "engine/store/index_damage.h"
 #include "engine/store/lmdb.h"
 
 namespace osearch {
@@ -42,35 +43,39 @@ Overview run_overview(IndexReader& reader, const OverviewOptions& o) {
   std::string by_cwd;  // project whose path holds the cwd most closely
   int64_t by_cwd_depth = -1;
 
+  // Each record viewed (SessionFacets), not decoded whole: the walk copies a project's strings once.
+  SessionFacets s;
   LmdbCursor cur(reader.txn(), reader.db().sess_by_time);
   for (bool ok = cur.last(); ok; ok = cur.prev()) {
     if (cur.key().size() < 8) continue;
-    auto s = reader.session(cur.key().substr(8));
-    if (!s) continue;
-    auto [it, fresh] = projects.try_emplace(s->project);
+    auto bytes = reader.txn().get(reader.db().sessions, cur.key().substr(8));
+    if (!bytes) continue;
+    // A record that is there but does not decode is a damaged page (IndexReader::session).
+    if (!s.decode(*bytes)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+    auto [it, fresh] = projects.try_emplace(std::string(s.project));
     ProjectAcc& p = it->second;
     if (fresh) {
-      order.push_back(s->project);
-      p.summary.project = s->project;
-      p.summary.last_activity = s->ended_at;
+      order.push_back(it->first);
+      p.summary.project = it->first;
+      p.summary.last_activity = s.ended_at;
     }
-    if (p.summary.project_path.empty()) p.summary.project_path = s->project_path;
+    if (p.summary.project_path.empty()) p.summary.project_path = s.project_path;
     ++p.summary.sessions;
-    p.summary.messages += s->message_count;
-    if (std::find(p.summary.agents.begin(), p.summary.agents.end(), s->agent) == p.summary.agents.end())
-      p.summary.agents.push_back(s->agent);
-    if (p.recent_ids.size() < o.sessions) p.recent_ids.push_back(s->id);
-    AgentTotals& a = agents[s->agent];
-    a.agent = s->agent;
+    p.summary.messages += s.message_count;
+    if (std::find(p.summary.agents.begin(), p.summary.agents.end(), s.agent) == p.summary.agents.end())
+      p.summary.agents.emplace_back(s.agent);
+    if (p.recent_ids.size() < o.sessions) p.recent_ids.emplace_back(s.id);
+    AgentTotals& a = agents[std::string(s.agent)];
+    a.agent = s.agent;
     ++a.sessions;
-    a.messages += s->message_count;
+    a.messages += s.message_count;
     ++out.sessions_total;
-    out.messages_total += s->message_count;
+    out.messages_total += s.message_count;
     if (wanted.empty() && !cwd.empty()) {
-      const int64_t d = std::max(ancestor_depth(s->project_path, cwd), ancestor_depth(s->cwd, cwd));
+      const int64_t d = std::max(ancestor_depth(s.project_path, cwd), ancestor_depth(s.cwd, cwd));
       if (d > by_cwd_depth) {  // ties keep the newer session's project (seen first)
         by_cwd_depth = d;
-        by_cwd = s->project;
+        by_cwd = s.project;
       }
     }
   }

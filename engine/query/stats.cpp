@@ -7,6 +7,7 @@
 #include <map>
 #include <unordered_map>
 
+#include "engine/store/index_damage.h"
 #include "engine/store/usage_agg.h"
 
 namespace osearch {
@@ -35,70 +36,101 @@ const std::vector<std::string>& valid_by(StatsKind k) {
   return tokens;
 }
 
-// The session records rows are grouped or filtered by, read once each. Rows of one session are
-// adjacent in every walk, so the last answer is kept at hand.
+// The sessions rows are grouped or filtered by, each viewed once (SessionFacets: no record is
+// copied out; a page's rows read theirs at the end), and a number per session (distinct: counts
+// sessions per row). Every view, and every id it is given, is in the read transaction's pages: the
+// cache lives inside run_stats, within that transaction.
 class SessionCache {
  public:
   struct Entry {
-    std::shared_ptr<const SessionRec> rec;  // null when unknown or filtered out
-    uint32_t number = 0;            // distinct per session: counts sessions per row
+    bool allowed = false;  // a known session that passes the filters
+    uint32_t number = 0;
+    std::string_view id, shown_id, project, agent;  // (empty when no record is needed)
   };
   // `need_records` false: no filter or grouping reads the session, so none is read (every session
-  // passes with an empty record; rows only need its number).
+  // passes; rows only need its number).
   SessionCache(const IndexReader& reader, const Filters& f, bool need_records)
-      : reader_(reader), filters_(f), need_records_(need_records) {}
+      : reader_(reader), filters_(f), need_records_(need_records), records_(reader.txn(), reader.db().sessions) {}
+
+  // The usage and tool walks go in key order, a session's rows together: its first row finds it
+  // past the last one known (appended, so `sorted_` stays in id order, its record a step or two on
+  // along the records' cursor), a second walk finds it by a binary search. Only an id out of that
+  // order (the files walks) goes to the hash map and looks its record up from the root.
   const Entry& get(std::string_view sid) {
     if (last_ && sid == last_sid_) return *last_;
-    auto [it, fresh] = cache_.try_emplace(std::string(sid));
-    if (fresh) {
-      it->second.number = static_cast<uint32_t>(cache_.size());
-      if (!need_records_) {
-        if (!empty_) empty_ = std::make_shared<const SessionRec>();
-        it->second.rec = empty_;
-        last_sid_ = it->first;
-        last_ = &it->second;
-        return it->second;
-      }
-      auto s = reader_.session(sid);
-      if (s && filters_.session_matches(*s)) it->second.rec = std::make_shared<const SessionRec>(std::move(*s));
+    Entry* e = nullptr;
+    if (sorted_.empty() || sid > sorted_.back().first) {
+      sorted_.emplace_back(sid, make(sid, need_records_ ? record_ahead(sid) : std::nullopt));
+      e = &sorted_.back().second;
+    } else if (auto it = std::lower_bound(sorted_.begin(), sorted_.end(), sid,
+                                          [](const auto& x, std::string_view v) { return x.first < v; });
+               it != sorted_.end() && it->first == sid) {
+      e = &it->second;
+    } else {
+      auto [at, fresh] = others_.try_emplace(sid);
+      if (fresh) at->second = make(sid, need_records_ ? reader_.txn().get(reader_.db().sessions, sid) : std::nullopt);
+      e = &at->second;
     }
-    last_sid_ = it->first;
-    last_ = &it->second;
-    return it->second;
+    last_sid_ = sid;
+    last_ = e;  // (until the next get: `sorted_` may grow)
+    return *e;
   }
 
  private:
+  // The record of `sid`, the next id in key order after the last one asked: a few steps along the
+  // cursor, or a seek when the walk skipped more sessions than that.
+  std::optional<std::string_view> record_ahead(std::string_view sid) {
+    constexpr int kSteps = 8;
+    bool ok = positioned_ && records_.key() < sid;
+    for (int i = 0; ok && i < kSteps && records_.key() < sid; ++i) ok = records_.next();
+    if (!positioned_ || !ok || records_.key() < sid) ok = records_.seek(sid);
+    positioned_ = ok;
+    if (!ok || records_.key() != sid) return std::nullopt;
+    return records_.value();
+  }
+
+  Entry make(std::string_view sid, std::optional<std::string_view> bytes) {
+    Entry e;
+    e.number = ++count_;
+    if (!need_records_) {
+      e.allowed = true;
+      return e;
+    }
+    if (!bytes) return e;  // unknown: its rows are not counted
+    // A record that is there but does not decode is a damaged page (IndexReader::session).
+    if (!facets_.decode(*bytes)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+    if (!filters_.session_matches(facets_)) return e;
+    e.allowed = true;
+    e.id = sid;
+    e.shown_id = facets_.shown_id();
+    e.project = facets_.project;
+    e.agent = facets_.agent;
+    return e;
+  }
+
   const IndexReader& reader_;
   const Filters& filters_;
   const bool need_records_;
-  std::shared_ptr<const SessionRec> empty_;
-  std::unordered_map<std::string, Entry> cache_;  // node-based: entries stay put
-  std::string last_sid_;
+  LmdbCursor records_;
+  bool positioned_ = false;
+  SessionFacets facets_;
+  std::vector<std::pair<std::string_view, Entry>> sorted_;
+  std::unordered_map<std::string_view, Entry> others_;  // node-based: entries stay put
+  uint32_t count_ = 0;
+  std::string_view last_sid_;
   const Entry* last_ = nullptr;
 };
 
 // The day (YYYY-MM-DD) a bucket falls in, local or UTC. Exact: offsets are multiples of 15 minutes.
-class DayNames {
- public:
-  explicit DayNames(bool utc) : utc_(utc) {}
-  const std::string& of(uint32_t bucket) {
-    auto [it, fresh] = names_.try_emplace(bucket);
-    if (fresh) {
-      const time_t t = static_cast<time_t>(bucket_start_ms(bucket) / 1000);
-      struct tm tm {};
-      if (utc_ ? gmtime_r(&t, &tm) : localtime_r(&t, &tm)) {
-        char buf[16];
-        std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
-        it->second = buf;
-      }
-    }
-    return it->second;
-  }
-
- private:
-  bool utc_;
-  std::unordered_map<uint32_t, std::string> names_;
-};
+// (Asked once per bucket: the grouper keeps the answer.)
+std::string day_name(uint32_t bucket, bool utc) {
+  const time_t t = static_cast<time_t>(bucket_start_ms(bucket) / 1000);
+  struct tm tm {};
+  if (!(utc ? gmtime_r(&t, &tm) : localtime_r(&t, &tm))) return {};
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
 
 bool in_time(const Filters& f, int64_t ms) {
   return (!f.since_ms || ms >= *f.since_ms) && (!f.until_ms || ms < *f.until_ms);
@@ -120,7 +152,7 @@ bool tool_allowed(const Filters& f, std::string_view tool) {
 // (by day), not by building its key for every aggregate row.
 class Grouper {
  public:
-  Grouper(std::string by, bool utc) : by_(std::move(by)), days_(utc) {}
+  Grouper(std::string by, bool utc) : by_(std::move(by)), utc_(utc) {}
 
   StatsRow& row(const SessionCache::Entry& e, uint32_t bucket, std::string_view name) {
     if (e.number != current_) {
@@ -129,12 +161,12 @@ class Grouper {
     }
     Slot* slot;
     if (by_ == "session" || by_ == "project" || by_ == "agent") {
-      if (!session_slot_) session_slot_ = &find(by_ == "session" ? e.rec->shown_id() : by_ == "project" ? e.rec->project : e.rec->agent);
+      if (!session_slot_) session_slot_ = &find(by_ == "session" ? e.shown_id : by_ == "project" ? e.project : e.agent);
       slot = session_slot_;
-      if (by_ == "session" && !slot->row.session) slot->row.session = e.rec;
+      if (by_ == "session") slot->session_id = e.id;
     } else if (by_ == "day") {
       Slot*& s = by_bucket_[bucket];
-      if (!s) s = &find(days_.of(bucket));
+      if (!s) s = &find(day_name(bucket, utc_));
       slot = s;
     } else {
       slot = &find(name);  // model, tool, file
@@ -146,9 +178,10 @@ class Grouper {
     return slot->row;
   }
 
-  // The rows with their distinct session counts; `all_sessions` counts sessions over every row.
-  std::vector<StatsRow> take(int64_t& all_sessions) {
-    std::vector<StatsRow> out;
+  // The rows with their distinct session counts, each with its session's id when grouped by
+  // session; `all_sessions` counts sessions over every row.
+  std::vector<std::pair<StatsRow, std::string_view>> take(int64_t& all_sessions) {
+    std::vector<std::pair<StatsRow, std::string_view>> out;
     out.reserve(slots_.size());
     std::vector<uint32_t> all;
     for (auto& [key, slot] : slots_) {
@@ -157,7 +190,7 @@ class Grouper {
       slot.row.sessions = static_cast<int64_t>(slot.sessions.size());
       all.insert(all.end(), slot.sessions.begin(), slot.sessions.end());
       slot.row.key = key;
-      out.push_back(std::move(slot.row));
+      out.emplace_back(std::move(slot.row), slot.session_id);
     }
     std::sort(all.begin(), all.end());
     all_sessions = std::unique(all.begin(), all.end()) - all.begin();
@@ -169,6 +202,7 @@ class Grouper {
     StatsRow row;
     uint32_t last_session = 0;  // session numbers start at 1
     std::vector<uint32_t> sessions;
+    std::string_view session_id;  // by session: the row's (SessionCache::Entry::id)
   };
   Slot& find(std::string_view key) {
     auto it = slots_.find(key);
@@ -176,7 +210,7 @@ class Grouper {
     return it->second;
   }
   std::string by_;
-  DayNames days_;
+  bool utc_;
   std::map<std::string, Slot, std::less<>> slots_;  // node-based: slots stay put
   std::unordered_map<uint32_t, Slot*> by_bucket_;
   uint32_t current_ = 0;
@@ -198,7 +232,7 @@ void walk_usage(IndexReader& reader, const Filters& f, bool model_filter, Sessio
     if (!k || !in_time(f, bucket_start_ms(k->bucket))) continue;
     if (model_filter && !any_contains(f.models, k->name)) continue;
     const SessionCache::Entry& e = sessions.get(k->sid);
-    if (!e.rec) continue;
+    if (!e.allowed) continue;
     const UsageAgg a = UsageAgg::decode(cur.value());
     StatsRow& r = g.row(e, k->bucket, k->name);
     r.tokens.add(a.tokens);
@@ -213,7 +247,7 @@ void walk_tools(IndexReader& reader, const Filters& f, SessionCache& sessions, G
     auto k = parse_agg_key(cur.key());
     if (!k || !in_time(f, bucket_start_ms(k->bucket)) || !tool_allowed(f, k->name)) continue;
     const SessionCache::Entry& e = sessions.get(k->sid);
-    if (!e.rec) continue;
+    if (!e.allowed) continue;
     const ToolAgg a = ToolAgg::decode(cur.value());
     StatsRow& r = g.row(e, k->bucket, k->name);
     r.tool_calls += a.calls;
@@ -232,7 +266,7 @@ void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, G
       const size_t z = key.find('\0');
       if (z == std::string_view::npos) continue;
       const SessionCache::Entry& e = sessions.get(key.substr(z + 1));
-      if (e.rec) g.row(e, 0, key.substr(0, z)).tool_calls += decode_file_count(cur.value());
+      if (e.allowed) g.row(e, 0, key.substr(0, z)).tool_calls += decode_file_count(cur.value());
     }
     return;
   }
@@ -245,7 +279,7 @@ void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, G
     if (z2 == std::string_view::npos) continue;
     const std::string_view sid = key.substr(z1 + 1, z2 - z1 - 1);
     const SessionCache::Entry& e = sessions.get(sid);
-    if (!e.rec) continue;
+    if (!e.allowed) continue;
     auto v = reader.txn().get(reader.db().tool_calls, key.substr(z1 + 1));
     auto tc = v ? ToolCallRec::decode(*v) : std::nullopt;
     if (!tc || !in_time(f, tc->timestamp_ms) || !tool_allowed(f, tc->name)) continue;
@@ -259,12 +293,14 @@ void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, G
 }
 
 // Newest day first; else the largest first (tokens, calls or touches), then by key.
-void sort_rows(std::vector<StatsRow>& rows, StatsKind kind, const std::string& by) {
+void sort_rows(std::vector<std::pair<StatsRow, std::string_view>>& rows, StatsKind kind, const std::string& by) {
   auto weight = [&](const StatsRow& r) {
     if (kind == StatsKind::Tools || kind == StatsKind::Files) return r.tool_calls;
     return usage_total(r.tokens);
   };
-  std::stable_sort(rows.begin(), rows.end(), [&](const StatsRow& a, const StatsRow& b) {
+  std::stable_sort(rows.begin(), rows.end(), [&](const auto& x, const auto& y) {
+    const StatsRow& a = x.first;
+    const StatsRow& b = y.first;
     if (by == "day") return a.key > b.key;
     if (weight(a) != weight(b)) return weight(a) > weight(b);
     return a.key < b.key;
@@ -328,20 +364,25 @@ StatsResult run_stats(IndexReader& reader, const Filters& filters, const StatsOp
       if (filters.models.empty()) walk_tools(reader, filters, sessions, g);
       break;
   }
-  std::vector<StatsRow> rows;
-  for (auto& row : g.take(res.totals.sessions)) {
+  std::vector<std::pair<StatsRow, std::string_view>> rows;  // (with its session's id, by session)
+  for (auto& [row, sid] : g.take(res.totals.sessions)) {
     // Rows of messages without a model hold message counts only: not a model of `models`.
     if (res.by == "model" && row.key.empty() && !row.tokens.any()) continue;
     add_row(res.totals, row);
-    rows.push_back(std::move(row));
+    rows.emplace_back(std::move(row), sid);
   }
   res.totals.key = "total";
   sort_rows(rows, o.kind, res.by);
   res.total_rows = rows.size();
   const size_t from = std::min(filters.offset, rows.size());
   const size_t to = std::min(rows.size(), from + filters.limit);
-  res.rows.assign(std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(from)),
-                  std::make_move_iterator(rows.begin() + static_cast<std::ptrdiff_t>(to)));
+  for (size_t i = from; i < to; ++i) {
+    auto& [row, sid] = rows[i];
+    // Only the page's rows read their whole session record (for the title and resume_hint).
+    if (!sid.empty())
+      if (auto s = reader.session(sid)) row.session = std::make_shared<const SessionRec>(std::move(*s));
+    res.rows.push_back(std::move(row));
+  }
   return res;
 }
 

@@ -134,14 +134,16 @@ bool SessionFacets::decode(std::string_view bytes) {
   for (int i = 0; i < 8; ++i) d.str();
   started_at = d.i64();
   ended_at = d.i64();
-  for (int i = 0; i < 3; ++i) d.u64();  // message, tool call and subagent counts
+  message_count = d.u64();
+  d.u64();  // tool call and subagent counts
+  d.u64();
   d.b();
   d.b();
   models.clear();
   const uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) models.push_back(d.str());
   get_usage(d);
-  if (version >= 2) d.str();
+  full_id = version >= 2 ? d.str() : std::string_view();
   if (version >= 3) {
     const uint64_t titles = d.u64();
     for (uint64_t i = 0; i < titles && d.ok(); ++i) d.str();

@@ -56,7 +56,10 @@ struct SessionRec {
 // live as long as the bytes (an LMDB read transaction's pages).
 struct SessionFacets {
   std::string_view id, agent, project, project_path, cwd, git_branch;
+  std::string_view full_id;  // as SessionRec's: empty unless bounding changed the id
+  std::string_view shown_id() const { return full_id.empty() ? id : full_id; }
   int64_t started_at = 0, ended_at = 0;
+  uint64_t message_count = 0;
   std::vector<std::string_view> models;  // (kept across decodes: a pass reuses its capacity)
   // Whether the bytes decode whole, as SessionRec::decode asks: a record it would refuse is refused.
   bool decode(std::string_view bytes);
