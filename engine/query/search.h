@@ -66,7 +66,12 @@ class SessionScope {
  private:
   bool active_ = false;
   Key key_;
-  std::unordered_set<std::string> allowed_;  // Key::Id
+  // Hashed and compared as views: allows() asks with the text log's key, no string made per entry.
+  struct IdHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_set<std::string, IdHash, std::equal_to<>> allowed_;  // Key::Id
   std::vector<bool> numbers_;                // Key::DocumentValue: by session number
 };
 

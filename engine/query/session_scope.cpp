@@ -69,7 +69,7 @@ SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key)
 
 bool SessionScope::allows(std::string_view key) const {
   if (!active_) return true;
-  if (key_ == Key::Id) return allowed_.count(std::string(key)) != 0;
+  if (key_ == Key::Id) return allowed_.find(key) != allowed_.end();
   const std::optional<uint32_t> n = number_of_session_value(key);
   return n && *n < numbers_.size() && numbers_[*n];
 }
