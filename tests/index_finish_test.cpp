@@ -125,3 +125,89 @@ TEST_CASE("index: kill -9 while the shards compact beside the repack, then one m
   INFO("outcomes: " << outcomes);
   CHECK(killed >= trials / 2);
 }
+
+TEST_CASE("index --full: the new generation is repacked beside its compaction and the switch names the copy",
+          "[index][repack][full]") {
+  ShardedTree tree;
+  const std::string plain = tree.tmp / "plain";
+  IndexSummary p = index_tree(plain, tree.src, tree.options(Repack::Never));
+  REQUIRE(p.problems.empty());
+  const auto fp = fingerprint(plain);
+
+  const std::string idx = tree.tmp / "idx";
+  REQUIRE(index_tree(idx, tree.src, tree.options(Repack::Always)).problems.empty());
+  REQUIRE(current_records_name(idx) == "records-1");
+  IndexOptions full = tree.options(Repack::Always);
+  full.full = true;
+  IndexSummary s = index_tree(idx, tree.src, full);
+  INFO("problems: " << (s.problems.empty() ? "" : s.problems.front()));
+  CHECK(s.problems.empty());
+  CHECK(s.rebuilt);
+  CHECK(s.messages == p.messages);
+  // The rebuild's env was records-2; its copy, records-3, is the one named. Nothing else is left.
+  CHECK(current_records_name(idx) == "records-3");
+  std::set<std::string> envs;
+  for (const auto& e : fs::directory_iterator(idx))
+    if (e.path().filename().string().rfind("records-", 0) == 0) envs.insert(e.path().filename().string());
+  CHECK(envs == std::set<std::string>{"records-3"});
+  CHECK(database_dirs(idx) == named_dirs(idx));
+  CHECK_SAME_INDEX(idx, fp);
+  CHECK(keyword_sessions(idx, "error") == keyword_sessions(plain, "error"));
+
+  // Without a repack the switch names the rebuild's own env.
+  IndexOptions unpacked = tree.options(Repack::Never);
+  unpacked.full = true;
+  REQUIRE(index_tree(idx, tree.src, unpacked).problems.empty());
+  CHECK(current_records_name(idx) == "records-4");
+  CHECK_SAME_INDEX(idx, fp);
+}
+
+TEST_CASE("index --full: kill -9 while the new generation is repacked leaves the old index, and one more run ends clean",
+          "[index][repack][full][crash]") {
+  ShardedTree tree;
+  const std::string ref = tree.tmp / "ref";
+  IndexSummary clean = index_tree(ref, tree.src);
+  const auto fp = fingerprint(ref);
+
+  int killed = 0, trials = 0;
+  std::string outcomes;
+  auto trial = [&](const std::string& name, const std::function<bool(const std::string&)>& ready, int after_us) {
+    const std::string idx = tree.tmp / ("k-" + name);
+    REQUIRE(index_tree(idx, tree.src, tree.options(Repack::Always)).problems.empty());  // records-1
+    pid_t pid = fork_child([&] {
+      IndexOptions full = tree.options(Repack::Always);
+      full.full = true;
+      IndexSummary s = run_index(idx, roots_of(tree.src), full);
+      return s.problems.empty() ? 0 : 4;
+    });
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (std::chrono::steady_clock::now() < deadline) {
+      std::error_code ec;
+      if (ready(idx)) break;
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(after_us));
+    ::kill(pid, SIGKILL);
+    ChildStatus st = wait_child(pid);
+    outcomes += name + (st.term_signal ? ":killed " : ":exit " + std::to_string(st.exit_code) + " ");
+    INFO("outcomes: " << outcomes);
+    CHECK((st.term_signal == SIGKILL || (st.exited && st.exit_code == 0)));
+    killed += st.term_signal == SIGKILL;
+    ++trials;
+    // Killed before its switch the old generation answers, whole; after it, the new one.
+    CHECK_SAME_INDEX(idx, fp);
+    IndexSummary s = index_tree(idx, tree.src);
+    CHECK_FALSE(s.busy);
+    CHECK(s.messages == clean.messages);
+    CHECK(database_dirs(idx) == named_dirs(idx));
+    CHECK_SAME_INDEX(idx, fp);
+  };
+  // The rebuild's env appears (records-2), then its copy (records-3).
+  const auto rebuilding = [](const std::string& idx) { return fs::exists(idx + "/records-2/data.mdb"); };
+  const auto repacking = [](const std::string& idx) { return fs::exists(idx + "/records-3/data.mdb"); };
+  for (int us : {0, 3000}) {
+    trial("rebuilding" + std::to_string(us), rebuilding, us);
+    trial("repacking" + std::to_string(us), repacking, us);
+  }
+  INFO("outcomes: " << outcomes);
+  CHECK(killed >= trials / 2);
+}

@@ -337,9 +337,9 @@ void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary
       summary.problems.push_back("the compaction was left for the next `osearch index --compact` (the run was stopped)");
     return;
   }
+  if (summary.rebuilt) return;  // (see compact.h)
   bool compact = options.compact == Compact::Always;
-  // A rebuild just made a generation without garbage.
-  if (options.compact == Compact::Auto && !summary.rebuilt) {
+  if (options.compact == Compact::Auto) {
     // No garbage at all (a cold build) cannot pass the rule: a repack may then run beside the
     // run's shard compaction. Anything else is weighed over the final layout.
     bool none = false;
@@ -353,7 +353,7 @@ void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary
       compact = weigh_garbage(store, options, summary);
     }
   }
-  if (compact && !summary.rebuilt) {
+  if (compact) {
     settle_layout();
     CompactResult c;
     if (reported_step(store, summary, "compaction", [&] { c = compact_index(store, options.at_point, options.should_stop); })) {
@@ -371,6 +371,14 @@ void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary
   if (summary.interrupted) return;
   if (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary)))
     reported_step(store, summary, "LMDB repack", [&] { repack_records(store); });
+}
+
+void repack_before_switch(Store& store, const IndexOptions& options, IndexSummary& summary, Rebuild& rebuild) {
+  if (!(options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary))))
+    return;
+  std::string copy;
+  if (reported_step(store, summary, "LMDB repack", [&] { repack_unlisted_records(store, copy); }))
+    rebuild.env_name = copy;
 }
 
 }  // namespace osearch

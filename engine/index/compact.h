@@ -49,7 +49,15 @@ struct CompactionStopped : std::runtime_error {
 // (engine/store/store_repack.h). A stopped run leaves both for the next run. `settle_layout` waits
 // for the run's own shard compaction (engine/index/shard_compaction.h) and names its result: it is
 // called before anything that needs the final layout; a repack does not, and runs beside it.
+// A rebuild (summary.rebuilt) made a generation without garbage: nothing is left for it here, its
+// repack ran before its switch (repack_before_switch).
 void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary,
                 const std::function<void()>& settle_layout = [] {});
+
+struct Rebuild;
+// A rebuild's LMDB repack, by finish_run's rule, while its shards' compaction runs and before its
+// switch (engine/index/indexer.cpp): `rebuild.env_name` becomes the copy the switch will name. A
+// failed repack is reported, and the switch names the env as it was.
+void repack_before_switch(Store& store, const IndexOptions& options, IndexSummary& summary, Rebuild& rebuild);
 
 }  // namespace osearch

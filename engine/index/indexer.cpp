@@ -453,13 +453,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       // the next writer.
       if (rebuild) summary.problems.push_back("index --full was stopped before it finished: the index is unchanged");
     } else {
-      shards.start(store, xapian, layout);
-      if (rebuild) {
-        shards.finish();
-        timer.mark("compaction");
-        switch_to_rebuilt(store, *rebuild, options.at_point);
-        timer.mark("switch");
-      }
+      shards.start(store, xapian, layout);  // (a rebuild's is named before its switch, below)
       // Kept once the run's end has succeeded (below): a failed compaction leaves no record, so the
       // next run takes the full path and compacts again.
       if (summary.dirs_unreadable == 0 && summary.files_unreadable == 0) {
@@ -479,6 +473,15 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     summary.new_tool_calls = batch.counters().tool_calls;
   }
   detail::read_totals(LmdbTxn(store.env(), true), db, summary);
+  if (rebuild && !summary.interrupted) {
+    // The new generation's env is repacked (when due) while the shards' compaction runs, before
+    // anything names either: the switch then names the copy and the compacted layout together.
+    repack_before_switch(store, options, summary, *rebuild);
+    shards.finish();
+    timer.mark("compaction");
+    switch_to_rebuilt(store, *rebuild, options.at_point);
+    timer.mark("switch");
+  }
   // A compaction or a repack (engine/index/compact.h); a repack runs beside the shards' compaction.
   finish_run(store, options, summary, [&] { shards.finish(); });
   shards.finish();

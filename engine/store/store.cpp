@@ -183,6 +183,14 @@ void Store::reopen() {
   open();
 }
 
+void Store::reopen_unlisted(const std::string& env_name) {
+  if (!is_env_name(env_name) || mode_ != Mode::Write) throw std::invalid_argument("not a writable LMDB dir: " + env_name);
+  env_.close();
+  unlisted_env_ = env_name;
+  dbis_ = Dbis{};
+  open();
+}
+
 // LMDB maps data.mdb and trusts it: a truncated or garbage file is a SIGBUS or a wild read inside
 // mdb_env_open or the first transaction. So before every open, read and write side: no part may be
 // a link, and the meta pages must describe a file that is there.

@@ -76,6 +76,9 @@ class Store {
   // Closes the environment and opens the one records.current names now (after a repack). No
   // transaction or cursor of this store may be alive; db() handles may change.
   void reopen();
+  // Closes the environment and opens the unlisted LMDB dir `env_name` (Write mode, removing
+  // nothing), as the second constructor does: a rebuild's env moved to its repacked copy.
+  void reopen_unlisted(const std::string& env_name);
 
   static uint64_t meta_u64(const LmdbTxn& txn, const Dbis& db, std::string_view key);
   static void put_meta_u64(LmdbTxn& txn, const Dbis& db, std::string_view key, uint64_t v);

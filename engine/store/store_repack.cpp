@@ -185,9 +185,10 @@ RecordsStats records_stats(const Store& store) {
   return s;
 }
 
-RepackResult repack_records(Store& store) {
-  PhaseTimer timer("repack");
-  RepackResult res;
+namespace {
+
+// Copies `store`'s env into <dir>/<name> (the next number), synced; removes the copy on failure.
+std::string copy_env(const Store& store, PhaseTimer& timer, RepackResult& res) {
   const std::string& dir = store.dir();
   const std::string name =
       "records-" + std::to_string(env_number(std::filesystem::path(store.env_dir()).filename().string()) + 1);
@@ -218,15 +219,47 @@ RepackResult repack_records(Store& store) {
     throw;
   }
   timer.mark("sync");
+  return name;
+}
 
-  set_current_records(dir, name);
-  store.reopen();  // on the new env; removes the old dir
-  timer.mark("switch");
+void count(PhaseTimer& timer, RepackResult& res, const std::string& new_dir) {
   res.bytes_after = file_bytes(new_dir + "/data.mdb");
   timer.count("databases", res.databases);
   timer.count("entries", res.entries);
   timer.count("bytes_before", res.bytes_before);
   timer.count("bytes_after", res.bytes_after);
+}
+
+}  // namespace
+
+RepackResult repack_records(Store& store) {
+  PhaseTimer timer("repack");
+  RepackResult res;
+  const std::string name = copy_env(store, timer, res);
+  set_current_records(store.dir(), name);
+  store.reopen();  // on the new env; removes the old dir
+  timer.mark("switch");
+  count(timer, res, store.dir() + "/" + name);
+  return res;
+}
+
+RepackResult repack_unlisted_records(Store& store, std::string& copy_name) {
+  PhaseTimer timer("repack");
+  RepackResult res;
+  const std::string old_dir = store.env_dir();
+  const std::string old_name = std::filesystem::path(old_dir).filename().string();
+  copy_name = copy_env(store, timer, res);
+  std::error_code ec;
+  try {
+    store.reopen_unlisted(copy_name);
+  } catch (...) {
+    store.reopen_unlisted(old_name);  // the rebuild goes on in the env it had
+    std::filesystem::remove_all(store.dir() + "/" + copy_name, ec);
+    throw;
+  }
+  std::filesystem::remove_all(old_dir, ec);  // unnamed: the next writer would remove it anyway
+  timer.mark("switch");
+  count(timer, res, store.dir() + "/" + copy_name);
   return res;
 }
 

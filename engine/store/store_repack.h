@@ -33,4 +33,11 @@ struct RepackResult {
 // `store` must be open in Write mode under the WriterLock, with no transaction or cursor alive.
 RepackResult repack_records(Store& store);
 
+// The same copy of an env records.current does not name yet (a rebuild's new generation, opened
+// with Store's second constructor), while nothing names either: `store` is reopened on the copy
+// (reopen_unlisted) and the old dir removed; `copy_name` is the copy's dir name, which the
+// rebuild's switch then names. A crash leaves only unnamed envs, which the next writer removes with
+// the rest of the unfinished rebuild.
+RepackResult repack_unlisted_records(Store& store, std::string& copy_name);
+
 }  // namespace osearch
