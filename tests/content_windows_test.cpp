@@ -8,6 +8,7 @@
 #include "tests/synthetic_index.h"
 
 #include "engine/query/pcre_matcher.h"
+#include "engine/store/text_log.h"
 
 using namespace osearch;
 
@@ -74,7 +75,19 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
     }
     sessions.push_back(std::move(dense));
   }
-  REQUIRE(bytes > (2u << 20));  // hundreds of windows
+  // Messages longer than the block a scanning thread reads at a time (1 MB), with matches inside and
+  // at their ends; with them the log passes the size two threads share (8 MB).
+  {
+    std::vector<std::string> big;
+    for (size_t m = 0; m < 2; ++m) {
+      std::string t = std::string(700000 + m * 2000000, 'o') + " TODO " + std::string(600000, 'o') + " needleabcdefghijklmn";
+      big.push_back(t);
+      texts.emplace_back("u-" + std::to_string(sessions.size()) + "-" + std::to_string(m), t);
+      bytes += t.size();
+    }
+    sessions.push_back(std::move(big));
+  }
+  REQUIRE(bytes > (8u << 20));  // hundreds of windows, two threads
   SyntheticIndex ix(sessions);
   // Classes after a literal (Hyperscan may report them late), dense patterns (a stop every
   // message), literals, and a gap a match spanning two messages would fill.
@@ -90,4 +103,31 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
       if (pcre->first_match(text)) expected.insert(uuid);
     CHECK(found(ix.idx, pattern) == expected);
   }
+}
+
+TEST_CASE("text log: read() copies what the map holds, and refuses past the committed bytes", "[content][query]") {
+  TempDir tmp{"textlog-read"};
+  const std::string dir = tmp / "idx";
+  std::filesystem::create_directories(dir);
+  uint64_t bytes = 0, entries = 0;
+  {
+    TextLogWriter w;
+    w.open(dir, 0, 0, "text");
+    for (int i = 0; i < 50; ++i) w.append("k" + std::to_string(i), 0, std::string(1000 + i * 37, static_cast<char>('a' + i % 26)));
+    w.sync();
+    bytes = w.bytes();
+    entries = w.entries();
+  }
+  TextLogReader r;
+  r.open(dir, bytes, entries, "text");
+  const std::string_view d = r.data();
+  REQUIRE(d.size() == bytes);
+  std::vector<char> out(bytes);
+  for (const auto& [off, n] : std::vector<std::pair<uint64_t, size_t>>{{0, 0}, {0, 1}, {0, bytes}, {17, 4000}, {bytes - 5, 5}}) {
+    INFO("offset " << off << " n " << n);
+    REQUIRE(r.read(off, out.data(), n));
+    CHECK(std::string_view(out.data(), n) == d.substr(off, n));
+  }
+  CHECK_FALSE(r.read(bytes - 5, out.data(), 6));
+  CHECK_FALSE(r.read(bytes + 1, out.data(), 0));
 }

@@ -188,8 +188,18 @@ void TextLogReader::open(const std::string& dir, uint64_t committed_bytes, uint6
     if (idx_fd >= 0) ::close(idx_fd);
     throw;
   }
-  ::close(log_fd);
   ::close(idx_fd);
+  if (log_fd_ >= 0) ::close(log_fd_);
+  log_fd_ = log_fd;
+}
+
+TextLogReader::~TextLogReader() {
+  if (log_fd_ >= 0) ::close(log_fd_);
+}
+
+bool TextLogReader::read(uint64_t offset, char* out, size_t n) const {
+  if (log_fd_ < 0 || offset > data().size() || n > data().size() - offset) return false;
+  return read_at(log_fd_, out, n, offset);
 }
 
 std::span<const uint64_t> TextLogReader::starts() const {

@@ -79,10 +79,19 @@ class TextLogWriter {
 
 class TextLogReader {
  public:
+  TextLogReader() = default;
+  ~TextLogReader();
+  TextLogReader(const TextLogReader&) = delete;
+  TextLogReader& operator=(const TextLogReader&) = delete;
   // Maps the committed bytes of both files; throws IndexDamaged as TextLogWriter::open does.
   void open(const std::string& dir, uint64_t committed_bytes, uint64_t committed_entries,
             const std::string& name = "text");
   std::string_view data() const { return log_.bytes(); }
+  // Copies the committed bytes [offset, offset + n) of the log into `out` with pread: a bulk scan
+  // reads this way, since mapping page-cache pages costs more than copying them on this project's
+  // VMs (docs/BENCHMARKS.md: 4-5x for the 437 MB log). False when the file gives fewer bytes (cut
+  // under us): the caller then reads data(), whose fault names the damage.
+  bool read(uint64_t offset, char* out, size_t n) const;
   std::span<const uint64_t> starts() const;
   // The entry holding file offset `at` (nullopt if out of range or malformed).
   bool entry_containing(uint64_t at, TextEntry& out) const;
@@ -91,6 +100,7 @@ class TextLogReader {
 
  private:
   MappedFile log_, idx_;
+  int log_fd_ = -1;  // kept for read()
 };
 
 }  // namespace osearch
