@@ -46,6 +46,24 @@ std::set<std::string> named_dirs(const std::string& idx) {
   return out;
 }
 
+// Runs `index` with `options` in a child on `idx`, waits until `ready` holds in the index dir (or 10 s
+// pass) and `after_us` more, then kills it: how it ended.
+ChildStatus kill_index_when(const ShardedTree& tree, const std::string& idx, const IndexOptions& options,
+                            const std::function<bool(const std::string&)>& ready, int after_us) {
+  pid_t pid = fork_child([&] {
+    IndexSummary s = run_index(idx, roots_of(tree.src), options);
+    return s.problems.empty() ? 0 : 4;
+  });
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    if (fs::exists(idx, ec) && ready(idx)) break;
+  }
+  std::this_thread::sleep_for(std::chrono::microseconds(after_us));
+  ::kill(pid, SIGKILL);
+  return wait_child(pid);
+}
+
 }  // namespace
 
 TEST_CASE("index: a cold build compacts its shards beside the repack and names one layout", "[index][repack]") {
@@ -86,21 +104,9 @@ TEST_CASE("index: kill -9 while the shards compact beside the repack, then one m
 
   int killed = 0, trials = 0;
   std::string outcomes;
-  // Waits until `ready` holds in the child's index dir (or 10 s pass), then kills it.
   auto trial = [&](const std::string& name, const std::function<bool(const std::string&)>& ready, int after_us) {
     const std::string idx = tree.tmp / ("k-" + name);
-    pid_t pid = fork_child([&] {
-      IndexSummary s = run_index(idx, roots_of(tree.src), tree.options(Repack::Always));
-      return s.problems.empty() ? 0 : 4;
-    });
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::error_code ec;
-      if (fs::exists(idx, ec) && ready(idx)) break;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(after_us));
-    ::kill(pid, SIGKILL);
-    ChildStatus st = wait_child(pid);
+    const ChildStatus st = kill_index_when(tree, idx, tree.options(Repack::Always), ready, after_us);
     outcomes += name + (st.term_signal ? ":killed " : ":exit " + std::to_string(st.exit_code) + " ");
     INFO("outcomes: " << outcomes);
     CHECK((st.term_signal == SIGKILL || (st.exited && st.exit_code == 0)));
@@ -174,20 +180,9 @@ TEST_CASE("index --full: kill -9 while the new generation is repacked leaves the
   auto trial = [&](const std::string& name, const std::function<bool(const std::string&)>& ready, int after_us) {
     const std::string idx = tree.tmp / ("k-" + name);
     REQUIRE(index_tree(idx, tree.src, tree.options(Repack::Always)).problems.empty());  // records-1
-    pid_t pid = fork_child([&] {
-      IndexOptions full = tree.options(Repack::Always);
-      full.full = true;
-      IndexSummary s = run_index(idx, roots_of(tree.src), full);
-      return s.problems.empty() ? 0 : 4;
-    });
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (std::chrono::steady_clock::now() < deadline) {
-      std::error_code ec;
-      if (ready(idx)) break;
-    }
-    std::this_thread::sleep_for(std::chrono::microseconds(after_us));
-    ::kill(pid, SIGKILL);
-    ChildStatus st = wait_child(pid);
+    IndexOptions full = tree.options(Repack::Always);
+    full.full = true;
+    const ChildStatus st = kill_index_when(tree, idx, full, ready, after_us);
     outcomes += name + (st.term_signal ? ":killed " : ":exit " + std::to_string(st.exit_code) + " ");
     INFO("outcomes: " << outcomes);
     CHECK((st.term_signal == SIGKILL || (st.exited && st.exit_code == 0)));

@@ -209,6 +209,10 @@ bool worth_repacking(const Store& store, const IndexSummary& s) {
   return s.new_messages * 4 >= s.messages || st.free_pages * 10 > used * 3;
 }
 
+bool repack_due(const Store& store, const IndexOptions& options, const IndexSummary& summary) {
+  return options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary));
+}
+
 // Xapian keeps a write's errno only in its text.
 bool names_no_space(const Xapian::Error& e) {
   const char* errno_text = e.get_error_string();
@@ -369,13 +373,12 @@ void finish_run(Store& store, const IndexOptions& options, IndexSummary& summary
     // A failed compaction reopened the live env: its repack may still be due.
   }
   if (summary.interrupted) return;
-  if (options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary)))
+  if (repack_due(store, options, summary))
     reported_step(store, summary, "LMDB repack", [&] { repack_records(store); });
 }
 
 void repack_before_switch(Store& store, const IndexOptions& options, IndexSummary& summary, Rebuild& rebuild) {
-  if (!(options.repack == Repack::Always || (options.repack == Repack::Auto && worth_repacking(store, summary))))
-    return;
+  if (!repack_due(store, options, summary)) return;
   std::string copy;
   if (reported_step(store, summary, "LMDB repack", [&] { repack_unlisted_records(store, copy); }))
     rebuild.env_name = copy;

@@ -7,7 +7,6 @@
 #include "engine/index/tokenizer.h"
 #include "engine/query/memories.h"
 #include "engine/query/orient.h"
-#include "engine/store/index_damage.h"
 #include "engine/store/lmdb.h"
 
 namespace osearch {
@@ -50,8 +49,7 @@ Overview run_overview(IndexReader& reader, const OverviewOptions& o) {
     if (cur.key().size() < 8) continue;
     auto bytes = reader.txn().get(reader.db().sessions, cur.key().substr(8));
     if (!bytes) continue;
-    // A record that is there but does not decode is a damaged page (IndexReader::session).
-    if (!s.decode(*bytes)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+    IndexReader::view_session(*bytes, s);
     auto [it, fresh] = projects.try_emplace(std::string(s.project));
     ProjectAcc& p = it->second;
     if (fresh) {

@@ -195,12 +195,22 @@ std::string IndexReader::fs_name(const std::string& path) { return std::filesyst
 
 // A record that is there but does not decode is a damaged page, not an absent record: answering
 // without it would be a silently smaller answer.
+namespace {
+[[noreturn]] void throw_undecodable_session() {
+  throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+}
+}  // namespace
+
 std::optional<SessionRec> IndexReader::session(std::string_view id) const {
   auto v = txn_->get(db().sessions, id);
   if (!v) return std::nullopt;
   auto rec = SessionRec::decode(*v);
-  if (!rec) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+  if (!rec) throw_undecodable_session();
   return rec;
+}
+
+void IndexReader::view_session(std::string_view bytes, SessionFacets& out) {
+  if (!out.decode(bytes)) throw_undecodable_session();
 }
 
 std::optional<std::string> IndexReader::session_value(std::string_view id) const {

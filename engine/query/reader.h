@@ -45,6 +45,9 @@ class IndexReader {
   uint64_t old_epoch_documents() const;
 
   std::optional<SessionRec> session(std::string_view id) const;
+  // Views a stored session record's bytes (SessionFacets); throws IndexDamaged, as session() does,
+  // when they do not decode.
+  static void view_session(std::string_view bytes, SessionFacets& out);
   // A session's value in the documents' session slot (its number, engine/store/session_numbers.h);
   // nullopt when it has none (no document of this index names it).
   std::optional<std::string> session_value(std::string_view id) const;

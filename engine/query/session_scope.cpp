@@ -2,7 +2,6 @@
 #include "engine/index/tokenizer.h"
 #include "engine/query/snippet.h"
 #include "engine/store/codec.h"
-#include "engine/store/index_damage.h"
 #include "engine/store/session_numbers.h"
 
 #include <algorithm>
@@ -43,7 +42,7 @@ void for_each_matching_session(const IndexReader& reader, const Filters& f,
                                const std::function<void(std::string_view key, const SessionFacets& s)>& visit) {
   SessionFacets s;
   for_each_session_entry(reader, f, [&](std::string_view key, std::string_view value) {
-    if (!s.decode(value)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+    IndexReader::view_session(value, s);
     if (f.session_matches(s)) visit(key, s);
   });
 }

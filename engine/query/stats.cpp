@@ -7,7 +7,6 @@
 #include <map>
 #include <unordered_map>
 
-#include "engine/store/index_damage.h"
 #include "engine/store/usage_agg.h"
 
 namespace osearch {
@@ -97,8 +96,7 @@ class SessionCache {
       return e;
     }
     if (!bytes) return e;  // unknown: its rows are not counted
-    // A record that is there but does not decode is a damaged page (IndexReader::session).
-    if (!facets_.decode(*bytes)) throw IndexDamaged("records", "a session record does not decode (a damaged page)");
+    IndexReader::view_session(*bytes, facets_);
     if (!filters_.session_matches(facets_)) return e;
     e.allowed = true;
     e.id = sid;
