@@ -29,10 +29,11 @@ std::string message_text(std::mt19937& rng, size_t target) {
   return s;
 }
 
-std::set<std::string> found(const std::string& idx, const std::string& pattern) {
+std::set<std::string> found(const std::string& idx, const std::string& pattern, bool word = false) {
   IndexReader r(idx);
   ContentOptions o;
   o.patterns = {pattern};
+  o.word = word;
   o.by_message = true;
   const QueryResult res = run_content(r, limit_filters(100000), o);
   REQUIRE_FALSE(res.truncated);
@@ -93,7 +94,8 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
   // message), literals, and a gap a match spanning two messages would fill.
   for (const std::string pattern : {"err\\w", "err\\w+", "[0-9]+", "\\w", "fn\\s+\\w+", "[A-Z][a-z]+[0-9]{3}",
                                     "TODO", "stderr", "main$", "x9y", "quux main", "ipsum[^z]*TODO",
-                                    "needleabcdefghijklmn", "needle[a-z]+n\\b"}) {
+                                    "needleabcdefghijklmn", "needle[a-z]+n\\b", "^err", "^lorem$", "err(?=no)",
+                                    "(?<!std)err\\b"}) {
     INFO("pattern " << pattern);
     std::string error;
     const std::optional<PcreMatcher> pcre = PcreMatcher::compile({pattern}, {pattern}, false, error);
@@ -102,6 +104,18 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
     for (const auto& [uuid, text] : texts)
       if (pcre->first_match(text)) expected.insert(uuid);
     CHECK(found(ix.idx, pattern) == expected);
+  }
+  // -w: ASCII literals are settled by the scanning threads from the bytes around each occurrence,
+  // other patterns by PCRE2 afterwards; either way exactly the messages \b(?:p)\b finds.
+  for (const std::string pattern : {"err", "error", "main", "TODO", "fn main", "12", "_", "err\\w*", "o+"}) {
+    INFO("-w pattern " << pattern);
+    std::string error;
+    const std::optional<PcreMatcher> pcre = PcreMatcher::compile({"\\b(?:" + pattern + ")\\b"}, {pattern}, false, error);
+    REQUIRE(pcre);
+    std::set<std::string> expected;
+    for (const auto& [uuid, text] : texts)
+      if (pcre->first_match(text)) expected.insert(uuid);
+    CHECK(found(ix.idx, pattern, true) == expected);
   }
 }
 
@@ -113,7 +127,11 @@ TEST_CASE("text log: read() copies what the map holds, and refuses past the comm
   {
     TextLogWriter w;
     w.open(dir, 0, 0, "text");
-    for (int i = 0; i < 50; ++i) w.append("k" + std::to_string(i), 0, std::string(1000 + i * 37, static_cast<char>('a' + i % 26)));
+    for (int i = 0; i < 50; ++i) {
+      // Some keys longer than text_copy's guess at a header (256 bytes), some texts empty.
+      const std::string key = i % 9 == 4 ? std::string(300 + i, 'K') : "k" + std::to_string(i);
+      w.append(key, 0, i % 10 == 7 ? std::string() : std::string(1000 + i * 37, static_cast<char>('a' + i % 26)));
+    }
     w.sync();
     bytes = w.bytes();
     entries = w.entries();
@@ -130,4 +148,44 @@ TEST_CASE("text log: read() copies what the map holds, and refuses past the comm
   }
   CHECK_FALSE(r.read(bytes - 5, out.data(), 6));
   CHECK_FALSE(r.read(bytes + 1, out.data(), 0));
+
+  // entry_in reads an entry from a copy of the log's bytes: the same entry as entry_at, its views in
+  // the copy; false when the entry is not whole in the copy.
+  const auto starts = r.starts();
+  REQUIRE(starts.size() == entries);
+  for (size_t i = 0; i < entries; i += 7) {
+    INFO("entry " << i);
+    const uint64_t start = starts[i], end = i + 1 < entries ? starts[i + 1] : bytes;
+    TextEntry mapped, copied;
+    REQUIRE(r.entry_at(start, mapped));
+    const uint64_t copy_at = start - std::min<uint64_t>(start, 3);
+    const std::string copy(d.substr(copy_at, end - copy_at));
+    REQUIRE(r.entry_in(copy, copy_at, start, copied));
+    CHECK(copied.start == mapped.start);
+    CHECK(copied.text_offset == mapped.text_offset);
+    CHECK(copied.flags == mapped.flags);
+    CHECK(copied.key == mapped.key);
+    CHECK(copied.text == mapped.text);
+    CHECK(copied.text.data() >= copy.data());
+    CHECK(copied.text.data() + copied.text.size() <= copy.data() + copy.size());
+    TextEntry none;
+    CHECK_FALSE(r.entry_in(std::string_view(copy).substr(0, copy.size() - 1), copy_at, start, none));
+    CHECK_FALSE(r.entry_in(copy, start + 1, start, none));
+  }
+  // text_copy reads what text() views, for every entry, whole or a prefix, and answers as text()
+  // does for a span past the entry's text or a start past the log.
+  std::string buffer;
+  for (size_t i = 0; i < entries; ++i) {
+    INFO("entry " << i);
+    TextEntry e;
+    REQUIRE(r.entry_at(starts[i], e));
+    for (const uint64_t len : {uint64_t{0}, uint64_t{1}, uint64_t{e.text.size()} / 2, uint64_t{e.text.size()},
+                               uint64_t{e.text.size()} + 5}) {
+      const std::string_view copied = r.text_copy(starts[i], len, buffer);
+      CHECK(copied == r.text(starts[i], len));
+      CHECK(copied == e.text.substr(0, len));
+    }
+  }
+  CHECK(r.text_copy(bytes, 10, buffer).empty());
+  CHECK(r.text_copy(bytes + 100, 10, buffer).empty());
 }

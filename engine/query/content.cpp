@@ -1,5 +1,5 @@
 // `content`: exhaustive regex over the decoded text of every message. Hyperscan streams through
-// the whole text log (mmap'd, engine/content_scan); entries with a match are candidates, each then
+// the whole text log (read a block at a time, engine/content_scan); entries with a match are candidates, each then
 // confirmed by a scan of that message alone (so no match spans two messages, and `^`/`$` see the
 // message's own lines) which also gives the first match's start for the snippet.
 //
@@ -33,11 +33,6 @@ int on_first(unsigned, unsigned long long from, unsigned long long to, unsigned,
     m->to = to;
   }
   return 0;
-}
-
-int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx) {
-  *static_cast<bool*>(ctx) = true;
-  return 1;  // one match is enough: stop scanning
 }
 
 std::string seconds(std::chrono::milliseconds d) {
@@ -91,13 +86,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     if (settled) return true;  // -w literals: the scan's threads decided what they could
     if (pcre) return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
     if (st.exact) return true;  // the entry's own text was scanned exactly
-    bool found = false;
-    if (first_end > text_offset && first_end <= text_offset + text.size()) {
-      hs_scan(scan_db, text.data(), static_cast<unsigned>(first_end - text_offset), 0, scratch, on_any, &found);
-      if (found) return true;
-    }
-    hs_scan(scan_db, text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_any, &found);
-    return found;
+    return exact_match_alone(scan_db, text, text_offset, first_end, scratch);
   };
   struct Group {
     uint64_t count = 0;
@@ -204,13 +193,14 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     if (fm.found && fm.to <= text.size() && from <= fm.to)
       hit.matched_terms.emplace_back(text.substr(from, std::min<uint64_t>(fm.to - from, 200)));
   };
+  std::string text_buffer;  // a shown hit's message text, read (not mapped)
   auto make_hit = [&](std::string_view key, uint64_t count, Hit& hit) {
     auto msg = reader.message(key);
     const auto& s = session_of(key.substr(0, key.find('\0')));
     if (!msg || !s) return false;
     hit.session = *s;
     hit.match_count = count;
-    locate_first(reader.message_text(*msg), hit);
+    locate_first(reader.message_text(*msg, text_buffer), hit);
     hit.message = std::move(*msg);
     return true;
   };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
 #include <thread>
 
 #include "engine/query/pattern_cache.h"
@@ -85,21 +86,41 @@ HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& e
 
 struct ChunkState {
   const TextLogReader* log = nullptr;
-  uint64_t base = 0;  // file offset of the scanned block
+  std::string_view copy;  // the log's bytes from copy_at on: the thread's buffer (or the map)
+  uint64_t copy_at = 0;
+  uint64_t base = 0;  // file offset of the scanned window
   std::vector<Candidate> candidates;
+  KeptBytes keys;
+  std::string_view taken_text;  // the last candidate's text in `copy`: what settling it reads
   uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
   bool scanned = false;
 };
+
+// Keeps `local` (an entry viewing `copy`) as a candidate: its key copied, its text a view of the map.
+void take(ChunkState& st, const TextEntry& local, uint64_t first_end) {
+  TextEntry kept = local;
+  kept.key = st.keys.keep(local.key);
+  kept.text = st.log->data().substr(local.text_offset, local.text.size());
+  st.candidates.push_back({kept, first_end});
+  st.taken_text = local.text;
+}
+
+// The entry starting at `start`, read from the chunk's copy (the map only if it is not whole there).
+bool entry_of(const ChunkState& st, uint64_t start, TextEntry& out) {
+  return st.log->entry_in(st.copy, st.copy_at, start, out) || st.log->entry_at(start, out);
+}
 
 // A match makes its entry a candidate, and the scan stops there: the caller resumes it past the
 // entry, so an entry that holds the pattern thousands of times (a common word, one letter) costs
 // one callback, not thousands, and no later match can fall in an entry already taken.
 int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, void* ctx) {
   auto* st = static_cast<ChunkState*>(ctx);
-  uint64_t at = st->base + (to == 0 ? 0 : to - 1);
+  const uint64_t at = st->base + (to == 0 ? 0 : to - 1);
+  const std::span<const uint64_t> starts = st->log->starts();
+  const auto it = std::upper_bound(starts.begin(), starts.end(), at);
   TextEntry e;
-  if (!st->log->entry_containing(at, e)) return 0;
-  st->candidates.push_back({e, st->base + to});
+  if (it == starts.begin() || !entry_of(*st, *(it - 1), e)) return 0;
+  take(*st, e, st->base + to);
   st->resume_at = e.text_offset + e.text.size();
   return 1;
 }
@@ -183,6 +204,30 @@ std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_vie
   if (w.found) return true;
   if (w.undecided || rc != HS_SUCCESS) return std::nullopt;
   return false;
+}
+
+bool exact_match_alone(const hs_database_t* db, std::string_view text, uint64_t text_offset, uint64_t first_end,
+                       hs_scratch_t* scratch) {
+  bool found = false;
+  if (first_end > text_offset && first_end <= text_offset + text.size()) {
+    hs_scan(db, text.data(), static_cast<unsigned>(first_end - text_offset), 0, scratch, on_any, &found);
+    if (found) return true;
+  }
+  hs_scan(db, text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_any, &found);
+  return found;
+}
+
+std::string_view KeptBytes::keep(std::string_view bytes) {
+  if (bytes.empty()) return {};
+  if (bytes.size() > capacity_ - used_) {
+    capacity_ = std::max<size_t>(bytes.size(), size_t{64} << 10);
+    slabs_.push_back(std::make_unique_for_overwrite<char[]>(capacity_));
+    used_ = 0;
+  }
+  char* at = slabs_.back().get() + used_;
+  std::memcpy(at, bytes.data(), bytes.size());
+  used_ += bytes.size();
+  return {at, bytes.size()};
 }
 
 bool looks_outside_match(std::string_view p) {
@@ -315,21 +360,31 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
   std::atomic<size_t> next{0};
   auto work = [&](unsigned t) {
     hs_scratch_t* sc = t == 0 ? p.scratch.get() : clones[t - 1].get();
-    // The windows are read into this thread's buffer a block at a time (TextLogReader::read), not
-    // scanned in the map; the candidates' entries are still viewed in the map.
+    // The log is read into this thread's buffer a block at a time (TextLogReader::read), not
+    // scanned in the map; candidates keep views of the map for later.
     std::vector<char> block;
     uint64_t block_from = 0, block_to = 0;  // the log's bytes the buffer holds
-    const auto bytes_of = [&](uint64_t from, uint64_t until, uint64_t chunk_end) -> const char* {
-      if (from >= block_from && until <= block_to) return block.data() + (from - block_from);
-      const uint64_t end = std::min(chunk_end, std::max(until, from + kReadBlock));
-      if (block.size() < end - from) block.resize(end - from);
-      if (!log.read(from, block.data(), end - from)) {
-        block_from = block_to = 0;
-        return data.data() + from;
+    // Makes st.copy hold the log's bytes [from, until) (reading up to `chunk_end` a block at a
+    // time), or the map when a read comes up short (cut under us: its fault names the damage).
+    const auto hold = [&](ChunkState& st, uint64_t from, uint64_t until, uint64_t chunk_end) {
+      if (from < block_from || until > block_to || block_to == 0) {
+        const uint64_t end = std::min(chunk_end, std::max(until, from + kReadBlock));
+        if (end < from) {
+          block_from = block_to = 0;
+        } else {
+          if (block.size() < end - from) block.resize(end - from);
+          const bool read = log.read(from, block.data(), end - from);
+          block_from = read ? from : 0;
+          block_to = read ? end : 0;
+        }
       }
-      block_from = from;
-      block_to = end;
-      return block.data();
+      if (block_to == 0) {
+        st.copy = data;
+        st.copy_at = 0;
+      } else {
+        st.copy = std::string_view(block.data(), block_to - block_from);
+        st.copy_at = block_from;
+      }
     };
     for (size_t b; (b = next.fetch_add(1)) < states.size();) {
       if (std::chrono::steady_clock::now() >= deadline) return;
@@ -338,31 +393,40 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
       if (!p.per_entry) {
         for (uint64_t from = cuts[b], until = from; from < cuts[b + 1];) {
           if (from >= until) until = window_end(starts, from, cuts[b + 1]);
+          hold(st, from, until, cuts[b + 1]);
           st.base = from;
           st.resume_at = 0;
-          hs_scan(p.scan.get(), bytes_of(from, until, cuts[b + 1]), static_cast<unsigned>(until - from), 0, sc,
+          hs_scan(p.scan.get(), st.copy.data() + (from - st.copy_at), static_cast<unsigned>(until - from), 0, sc,
                   on_candidate, &st);
           const bool taken = st.resume_at > from;
           from = taken ? st.resume_at : until;  // past the entry taken, or the window
-          // -w literals: the candidate just taken is settled here, on this thread, where its
-          // bytes allow (outside the callback: the scan's scratch is free again).
-          if (!taken || !p.word_literals) continue;
-          const std::optional<bool> whole = whole_word_literal(p, st.candidates.back().entry.text, sc);
-          if (whole == false)
+          // Settled here, on this thread, while its bytes are in the buffer (outside the callback:
+          // the scan's scratch is free again): -w literals where their bytes allow, and any entry
+          // of an exact scan unless the match seen spanned from the entry before. PCRE2 decides the
+          // rest later, under its limits.
+          if (!taken || (p.confirm && !p.word_literals)) continue;
+          Candidate& c = st.candidates.back();
+          std::optional<bool> alone;
+          if (p.word_literals)
+            alone = whole_word_literal(p, st.taken_text, sc);
+          else
+            alone = exact_match_alone(p.scan.get(), st.taken_text, c.entry.text_offset, c.first_end, sc);
+          if (alone == false)
             st.candidates.pop_back();
           else
-            st.candidates.back().settled = whole.has_value();
+            c.settled = alone.has_value();
         }
       } else {
         // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
-        auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b]);
-        for (; it != starts.end() && *it < cuts[b + 1]; ++it) {
+        for (auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b]); it != starts.end() && *it < cuts[b + 1];
+             ++it) {
+          const uint64_t end = it + 1 != starts.end() ? std::min(*(it + 1), cuts[b + 1]) : cuts[b + 1];
+          hold(st, *it, std::max(end, *it), cuts[b + 1]);
           TextEntry e;
-          if (!log.entry_at(*it, e)) continue;
+          if (!entry_of(st, *it, e)) continue;
           bool found = false;
           hs_scan(p.scan.get(), e.text.data(), static_cast<unsigned>(e.text.size()), 0, sc, on_any, &found);
-          if (!found) continue;
-          st.candidates.push_back({e, e.text_offset + e.text.size()});
+          if (found) take(st, e, e.text_offset + e.text.size());
         }
       }
       st.scanned = true;
@@ -385,6 +449,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     out.bytes_scanned += cuts[b + 1] - cuts[b];
     out.entries.insert(out.entries.end(), st.candidates.begin(), st.candidates.end());
   }
+  for (ChunkState& st : states) out.keys.push_back(std::move(st.keys));
   return out;
 }
 

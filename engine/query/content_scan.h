@@ -52,28 +52,47 @@ struct ContentPatterns {
 // `scratch`: one allocated for `p` (its own, or a clone for another thread).
 std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_view text, hs_scratch_t* scratch);
 
+// Whether an exact database matches `text` (an entry's, at file offset `text_offset`) on its own:
+// first the part up to where the whole-log scan saw a match end (`first_end`; 0: none), then all.
+bool exact_match_alone(const hs_database_t* db, std::string_view text, uint64_t text_offset, uint64_t first_end,
+                       hs_scratch_t* scratch);
+
 // Whether a regex asserts something about the text around its match. Errs towards yes (that only
 // costs speed): anchors, word boundaries and lookaround anywhere outside a character class.
 bool looks_outside_match(std::string_view pattern);
 
-// An entry the scan found a match in, kept as the scan decoded it (a second read of its header,
-// later, is a cache and TLB miss per candidate).
+// Bytes that stay put while an answer is built (slabs, never moved): the candidates' keys, copied
+// from the scan's buffer so that grouping them reads no page of the mapped log.
+class KeptBytes {
+ public:
+  std::string_view keep(std::string_view bytes);
+
+ private:
+  std::vector<std::unique_ptr<char[]>> slabs_;
+  size_t used_ = 0, capacity_ = 0;
+};
+
+// An entry the scan found a match in, kept as the scan decoded it: entry.text views the mapped log
+// (touched again only to confirm an unsettled candidate or for a shown hit), entry.key the copy in
+// Candidates::keys.
 struct Candidate {
   TextEntry entry;
   uint64_t first_end = 0;  // whole-log scan: end of the first match seen (file offset)
-  bool settled = false;    // the scan found the entry matches alone (-w literals; those it found
-                           // do not are no candidates)
+  bool settled = false;    // the scan found the entry matches alone (those it found do not are no
+                           // candidates): -w literals, and every entry of an exact whole-log scan
 };
 
 struct Candidates {
   std::vector<Candidate> entries;  // in log order
+  std::vector<KeptBytes> keys;     // what the entries' keys view
   bool exact = false;              // each entry was scanned alone by an exact database
   bool cut = false;                // the deadline stopped the scan before the end of the log
   uint64_t bytes_scanned = 0;
 };
 
 // Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
-// past `deadline`. With `word_literals`, each thread also settles its own candidates.
+// past `deadline`. The threads read the log with pread (TextLogReader::read), and settle what
+// they can of their own candidates while the bytes are in their buffer.
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& patterns,
                     std::chrono::steady_clock::time_point deadline);
 

@@ -364,6 +364,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   timer.mark("mset");
 
   std::map<std::string, SessionRec> sessions;
+  std::string text_buffer;  // the hit's message text, read (not mapped)
   const PageTerms page_terms(db, parsed.positive_terms, page);
   timer.mark("page_terms");
   for (const PageItem& item : page) {
@@ -407,7 +408,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     if (!key.empty()) {
       hit.message = reader.message(key);
       if (!hit.message) continue;
-      text = reader.message_text(*hit.message);
+      text = reader.message_text(*hit.message, text_buffer);
     } else {
       title = hit.session.title();
       text = title;

@@ -64,6 +64,13 @@ class IndexReader {
   bool is_title_document(Xapian::docid did) const;
   std::optional<MessageRec> message(std::string_view key) const;
   std::string_view message_text(const MessageRec& m) const { return text_->text(m.text_offset, m.text_len); }
+  // message_text read into `buffer` (TextLogReader::text_copy), for a few messages scattered over
+  // the log; a long text stays in the map, where a search for its first match touches only the
+  // pages before it.
+  std::string_view message_text(const MessageRec& m, std::string& buffer) const {
+    constexpr uint64_t kCopyLimit = 256u << 10;
+    return m.text_len > kCopyLimit ? message_text(m) : text_->text_copy(m.text_offset, m.text_len, buffer);
+  }
   IndexCounts counts() const;
   // Memories (engine/store/memory_store.h) as of opening: their text index is one more Xapian
   // sub-database of xapian(), so keyword ranks them with messages.

@@ -207,8 +207,13 @@ std::span<const uint64_t> TextLogReader::starts() const {
   return {reinterpret_cast<const uint64_t*>(b.data()), b.size() / 8};
 }
 
-bool TextLogReader::entry_at(uint64_t start, TextEntry& out) const {
-  std::string_view d = data();
+bool TextLogReader::entry_at(uint64_t start, TextEntry& out) const { return entry_in(data(), 0, start, out); }
+
+bool TextLogReader::entry_in(std::string_view copy, uint64_t copy_at, uint64_t start, TextEntry& out) const {
+  // The entry must fit the committed log as well as the copy (a copy is never read past it).
+  if (start < copy_at || copy_at > data().size()) return false;
+  const std::string_view d = copy.substr(0, data().size() - copy_at);
+  start -= copy_at;
   if (start + 4 > d.size()) return false;
   uint32_t klen = get_u32(d.data() + start);
   uint64_t tpos = start + 4 + klen + 1;
@@ -217,11 +222,34 @@ bool TextLogReader::entry_at(uint64_t start, TextEntry& out) const {
   if (tpos + 4 > d.size()) return false;
   uint32_t tlen = get_u32(d.data() + tpos);
   if (tpos + 4 + tlen > d.size()) return false;
-  out.start = start;
+  out.start = copy_at + start;
   out.key = d.substr(start + 4, klen);
-  out.text_offset = tpos + 4;
+  out.text_offset = copy_at + tpos + 4;
   out.text = d.substr(tpos + 4, tlen);
   return true;
+}
+
+std::string_view TextLogReader::text_copy(uint64_t start, uint64_t len, std::string& buffer) const {
+  // One read covers the header too while the key is shorter than a guess (ids and a time are ~50 bytes).
+  constexpr uint64_t kKeyGuess = 256;
+  const uint64_t size = data().size();
+  uint64_t want = 9 + kKeyGuess + len;
+  for (int attempt = 0; attempt < 2 && start < size; ++attempt) {
+    const uint64_t n = std::min(size - start, want);
+    buffer.resize(n);
+    if (n < 4 || !read(start, buffer.data(), n)) break;
+    const uint64_t text_at = 4 + uint64_t{get_u32(buffer.data())} + 5;  // past key_len, key, flags, text_len
+    if (text_at + len > n) {
+      want = text_at + len;  // a longer key than the guess: once more, now that its length is known
+      continue;
+    }
+    const uint64_t tlen = get_u32(buffer.data() + text_at - 4);
+    // What text() does not answer with these bytes (an entry past the log, a span past its text):
+    // text() decides.
+    if (len > tlen || start + text_at + tlen > size) break;
+    return std::string_view(buffer).substr(text_at, len);
+  }
+  return text(start, len);
 }
 
 bool TextLogReader::entry_containing(uint64_t at, TextEntry& out) const {
