@@ -64,6 +64,10 @@ void check_same(const SessionFacets& f, const SessionRec& r) {
   CHECK(f.ended_at == r.ended_at);
   CHECK(f.message_count == r.message_count);
   CHECK(std::vector<std::string>(f.models.begin(), f.models.end()) == r.models);
+  CHECK(f.titles.title() == r.title());
+  std::vector<std::string_view> titles;
+  f.titles.searchable(titles);
+  CHECK(std::vector<std::string>(titles.begin(), titles.end()) == r.searchable_titles());
 }
 
 std::vector<SessionRec> every_record(const IndexReader& reader) {
@@ -103,6 +107,21 @@ TEST_CASE("a session's facets say what its decode says, in every record version"
     REQUIRE(rec);
     REQUIRE(f.decode(old));
     check_same(f, *rec);
+  }
+  // Titles of every shape: empty or blank fields, several lines, past 200 bytes (cut on a character
+  // boundary), an earlier title equal to a current one; content's title pass reads them viewed.
+  for (int shape = 0; shape < 6; ++shape) {
+    INFO("title shape " << shape);
+    SessionRec t = full_record();
+    t.custom_title = shape % 2 ? "" : "  \n  Custom  title \t\nsecond line";
+    t.ai_title = shape < 2 ? "" : shape < 4 ? " \r\n " : "ai title";
+    t.summary_title = shape == 1 ? std::string(199, 'x') + "\xc3\xa9\xc3\xa9" : "";  // a cut inside é
+    t.last_prompt = shape == 3 ? "" : "last\nprompt";
+    t.first_prompt = shape == 5 ? std::string(250, 'f') : "";
+    t.earlier_titles = shape % 3 ? std::vector<std::string>{"ai title", "older"} : std::vector<std::string>{};
+    const std::string encoded = t.encode();  // (the facets view it)
+    REQUIRE(f.decode(encoded));
+    check_same(f, t);
   }
   // A record cut anywhere is refused by both.
   for (size_t n = 0; n < v3.size(); ++n) {

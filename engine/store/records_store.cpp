@@ -24,7 +24,7 @@ TokenUsage get_usage(Decoder& d) {
   return u;
 }
 
-std::string first_line_trimmed(std::string_view s, size_t max_bytes) {
+std::string_view first_line_trimmed(std::string_view s, size_t max_bytes) {
   size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return {};
   s.remove_prefix(b);
@@ -36,33 +36,44 @@ std::string first_line_trimmed(std::string_view s, size_t max_bytes) {
     while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;  // UTF-8 boundary
     s = s.substr(0, cut);
   }
-  return std::string(s);
+  return s;
 }
 
 }  // namespace
 
-std::string SessionRec::title() const {
-  for (const std::string* t : {&custom_title, &ai_title, &summary_title, &last_prompt, &first_prompt}) {
-    std::string line = first_line_trimmed(*t, 200);
-    if (!line.empty()) return line;
-  }
+std::string_view TitleFields::title() const {
+  for (const std::string_view t : {custom, ai, summary, last_prompt, first_prompt})
+    if (std::string_view line = first_line_trimmed(t, 200); !line.empty()) return line;
   return {};
 }
 
-std::vector<std::string> SessionRec::searchable_titles() const {
-  std::vector<std::string> out;
-  auto add = [&](std::string t) {
-    if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(std::move(t));
+void TitleFields::searchable(std::vector<std::string_view>& out) const {
+  out.clear();
+  auto add = [&](std::string_view t) {
+    if (!t.empty() && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
   };
   add(title());
-  add(first_line_trimmed(custom_title, 200));
-  add(first_line_trimmed(ai_title, 200));
-  for (auto t = earlier_titles.rbegin(); t != earlier_titles.rend(); ++t) add(*t);
-  return out;
+  add(first_line_trimmed(custom, 200));
+  add(first_line_trimmed(ai, 200));
+  for (auto t = earlier.rbegin(); t != earlier.rend(); ++t) add(*t);
+}
+
+TitleFields SessionRec::title_fields() const {
+  TitleFields f{custom_title, ai_title, summary_title, last_prompt, first_prompt, {}};
+  f.earlier.assign(earlier_titles.begin(), earlier_titles.end());
+  return f;
+}
+
+std::string SessionRec::title() const { return std::string(title_fields().title()); }
+
+std::vector<std::string> SessionRec::searchable_titles() const {
+  std::vector<std::string_view> views;
+  title_fields().searchable(views);
+  return {views.begin(), views.end()};
 }
 
 void SessionRec::replace_title(std::string& field, std::string text) {
-  std::string old = first_line_trimmed(field, 200);
+  std::string old(first_line_trimmed(field, 200));
   field = std::move(text);
   if (old.empty() || old == first_line_trimmed(field, 200)) return;
   std::erase(earlier_titles, old);
@@ -130,8 +141,14 @@ bool SessionFacets::decode(std::string_view bytes) {
   cwd = d.str();
   d.str();  // jsonl_path
   git_branch = d.str();
-  // version; custom, ai and summary titles; last and first prompts; away_summary; summary_rank
-  for (int i = 0; i < 8; ++i) d.str();
+  d.str();  // version
+  titles.custom = d.str();
+  titles.ai = d.str();
+  titles.summary = d.str();
+  titles.last_prompt = d.str();
+  titles.first_prompt = d.str();
+  d.str();  // away_summary
+  d.str();  // summary_rank
   started_at = d.i64();
   ended_at = d.i64();
   message_count = d.u64();
@@ -144,9 +161,10 @@ bool SessionFacets::decode(std::string_view bytes) {
   for (uint64_t i = 0; i < n && d.ok(); ++i) models.push_back(d.str());
   get_usage(d);
   full_id = version >= 2 ? d.str() : std::string_view();
+  titles.earlier.clear();
   if (version >= 3) {
-    const uint64_t titles = d.u64();
-    for (uint64_t i = 0; i < titles && d.ok(); ++i) d.str();
+    const uint64_t n_titles = d.u64();
+    for (uint64_t i = 0; i < n_titles && d.ok(); ++i) titles.earlier.push_back(d.str());
   }
   return d.ok();
 }

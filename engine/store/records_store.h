@@ -12,6 +12,18 @@
 
 namespace osearch {
 
+// A session record's title fields, viewed (in a SessionRec's strings or in its encoded bytes): what
+// its title and the titles it is found by are made of, decided here for both.
+struct TitleFields {
+  std::string_view custom, ai, summary, last_prompt, first_prompt;
+  std::vector<std::string_view> earlier;  // SessionRec::earlier_titles, oldest first
+  // The first line, trimmed and cut to 200 bytes, of custom > ai > summary > last prompt > first prompt.
+  std::string_view title() const;
+  // title() first, then the custom and generated titles it does not show, then the earlier titles
+  // (newest first); each once. Into `out`, cleared first (a pass reuses its capacity).
+  void searchable(std::vector<std::string_view>& out) const;
+};
+
 struct SessionRec {
   std::string id;       // bounded (ingest/bounded_id.h): the key of every record of the session
   std::string full_id;  // the id as the transcript has it, when bounding changed it (else empty)
@@ -41,9 +53,9 @@ struct SessionRec {
   std::vector<std::string> earlier_titles;
   static constexpr size_t kMaxEarlierTitles = 16;
 
-  std::string title() const;  // custom > ai > summary > last-prompt > first prompt
-  // Every title the session is found by: title() first, then the custom and generated titles it
-  // does not show, then earlier_titles (newest first); each once.
+  TitleFields title_fields() const;  // views of this record's strings
+  std::string title() const;  // TitleFields::title
+  // Every title the session is found by (TitleFields::searchable).
   std::vector<std::string> searchable_titles() const;
   // Sets a title field (custom_title, ai_title), keeping the value it replaces in earlier_titles.
   void replace_title(std::string& field, std::string text);
@@ -61,6 +73,7 @@ struct SessionFacets {
   int64_t started_at = 0, ended_at = 0;
   uint64_t message_count = 0;
   std::vector<std::string_view> models;  // (kept across decodes: a pass reuses its capacity)
+  TitleFields titles;                    // (likewise)
   // Whether the bytes decode whole, as SessionRec::decode asks: a record it would refuse is refused.
   bool decode(std::string_view bytes);
 };
