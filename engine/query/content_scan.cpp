@@ -115,11 +115,9 @@ bool entry_of(const ChunkState& st, uint64_t start, TextEntry& out) {
 // one callback, not thousands, and no later match can fall in an entry already taken.
 int on_candidate(unsigned, unsigned long long, unsigned long long to, unsigned, void* ctx) {
   auto* st = static_cast<ChunkState*>(ctx);
-  const uint64_t at = st->base + (to == 0 ? 0 : to - 1);
-  const std::span<const uint64_t> starts = st->log->starts();
-  const auto it = std::upper_bound(starts.begin(), starts.end(), at);
+  const std::optional<uint64_t> start = st->log->entry_start_of(st->base + (to == 0 ? 0 : to - 1));
   TextEntry e;
-  if (it == starts.begin() || !entry_of(*st, *(it - 1), e)) return 0;
+  if (!start || !entry_of(*st, *start, e)) return 0;
   take(*st, e, st->base + to);
   st->resume_at = e.text_offset + e.text.size();
   return 1;
@@ -368,15 +366,12 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     // time), or the map when a read comes up short (cut under us: its fault names the damage).
     const auto hold = [&](ChunkState& st, uint64_t from, uint64_t until, uint64_t chunk_end) {
       if (from < block_from || until > block_to || block_to == 0) {
+        // (past `from`: every caller holds bytes that start before chunk_end)
         const uint64_t end = std::min(chunk_end, std::max(until, from + kReadBlock));
-        if (end < from) {
-          block_from = block_to = 0;
-        } else {
-          if (block.size() < end - from) block.resize(end - from);
-          const bool read = log.read(from, block.data(), end - from);
-          block_from = read ? from : 0;
-          block_to = read ? end : 0;
-        }
+        if (block.size() < end - from) block.resize(end - from);
+        const bool read = log.read(from, block.data(), end - from);
+        block_from = read ? from : 0;
+        block_to = read ? end : 0;
       }
       if (block_to == 0) {
         st.copy = data;
@@ -421,7 +416,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         for (auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b]); it != starts.end() && *it < cuts[b + 1];
              ++it) {
           const uint64_t end = it + 1 != starts.end() ? std::min(*(it + 1), cuts[b + 1]) : cuts[b + 1];
-          hold(st, *it, std::max(end, *it), cuts[b + 1]);
+          hold(st, *it, end, cuts[b + 1]);
           TextEntry e;
           if (!entry_of(st, *it, e)) continue;
           bool found = false;

@@ -58,17 +58,20 @@ void TitleFields::searchable(std::vector<std::string_view>& out) const {
   for (auto t = earlier.rbegin(); t != earlier.rend(); ++t) add(*t);
 }
 
-TitleFields SessionRec::title_fields() const {
-  TitleFields f{custom_title, ai_title, summary_title, last_prompt, first_prompt, {}};
-  f.earlier.assign(earlier_titles.begin(), earlier_titles.end());
+namespace {
+// The record's title fields as views; the earlier titles only when asked (title() reads none).
+TitleFields title_fields(const SessionRec& r, bool with_earlier) {
+  TitleFields f{r.custom_title, r.ai_title, r.summary_title, r.last_prompt, r.first_prompt, {}};
+  if (with_earlier) f.earlier.assign(r.earlier_titles.begin(), r.earlier_titles.end());
   return f;
 }
+}  // namespace
 
-std::string SessionRec::title() const { return std::string(title_fields().title()); }
+std::string SessionRec::title() const { return std::string(title_fields(*this, false).title()); }
 
 std::vector<std::string> SessionRec::searchable_titles() const {
   std::vector<std::string_view> views;
-  title_fields().searchable(views);
+  title_fields(*this, true).searchable(views);
   return {views.begin(), views.end()};
 }
 

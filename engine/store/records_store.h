@@ -53,7 +53,6 @@ struct SessionRec {
   std::vector<std::string> earlier_titles;
   static constexpr size_t kMaxEarlierTitles = 16;
 
-  TitleFields title_fields() const;  // views of this record's strings
   std::string title() const;  // TitleFields::title
   // Every title the session is found by (TitleFields::searchable).
   std::vector<std::string> searchable_titles() const;

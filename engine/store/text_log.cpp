@@ -230,33 +230,29 @@ bool TextLogReader::entry_in(std::string_view copy, uint64_t copy_at, uint64_t s
 }
 
 std::string_view TextLogReader::text_copy(uint64_t start, uint64_t len, std::string& buffer) const {
-  // One read covers the header too while the key is shorter than a guess (ids and a time are ~50 bytes).
+  // One read covers the header too while the key is shorter than a guess (ids and a time are ~50
+  // bytes); a longer key is read again whole, now that its length is known. Whatever these bytes
+  // cannot answer (an entry past the log, a span shorter than its text), text() decides.
   constexpr uint64_t kKeyGuess = 256;
   const uint64_t size = data().size();
   uint64_t want = 9 + kKeyGuess + len;
   for (int attempt = 0; attempt < 2 && start < size; ++attempt) {
     const uint64_t n = std::min(size - start, want);
     buffer.resize(n);
-    if (n < 4 || !read(start, buffer.data(), n)) break;
-    const uint64_t text_at = 4 + uint64_t{get_u32(buffer.data())} + 5;  // past key_len, key, flags, text_len
-    if (text_at + len > n) {
-      want = text_at + len;  // a longer key than the guess: once more, now that its length is known
-      continue;
-    }
-    const uint64_t tlen = get_u32(buffer.data() + text_at - 4);
-    // What text() does not answer with these bytes (an entry past the log, a span past its text):
-    // text() decides.
-    if (len > tlen || start + text_at + tlen > size) break;
-    return std::string_view(buffer).substr(text_at, len);
+    TextEntry e;
+    if (!read(start, buffer.data(), n)) break;
+    if (entry_in(buffer, start, start, e)) return e.text.substr(0, len);
+    if (n < 4) break;
+    want = 9 + uint64_t{get_u32(buffer.data())} + len;
   }
   return text(start, len);
 }
 
-bool TextLogReader::entry_containing(uint64_t at, TextEntry& out) const {
+std::optional<uint64_t> TextLogReader::entry_start_of(uint64_t at) const {
   auto s = starts();
   auto it = std::upper_bound(s.begin(), s.end(), at);
-  if (it == s.begin()) return false;
-  return entry_at(*(it - 1), out);
+  if (it == s.begin()) return std::nullopt;
+  return *(it - 1);
 }
 
 std::string_view TextLogReader::text(uint64_t start, uint64_t len) const {

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -93,8 +94,8 @@ class TextLogReader {
   // under us): the caller then reads data(), whose fault names the damage.
   bool read(uint64_t offset, char* out, size_t n) const;
   std::span<const uint64_t> starts() const;
-  // The entry holding file offset `at` (nullopt if out of range or malformed).
-  bool entry_containing(uint64_t at, TextEntry& out) const;
+  // Where the entry holding file offset `at` starts (nullopt before the first one).
+  std::optional<uint64_t> entry_start_of(uint64_t at) const;
   bool entry_at(uint64_t start, TextEntry& out) const;
   // entry_at over `copy`, which holds the log's bytes from file offset `copy_at` on (a block read()
   // gave): out.key and out.text view `copy`, the offsets are the file's. False when the entry is
