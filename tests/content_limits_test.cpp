@@ -62,6 +62,37 @@ TEST_CASE("content limits: catastrophic regexes end as regex-too-costly", "[hard
   }
 }
 
+TEST_CASE("content limits: a costly message the filters drop is no error", "[hardening][content]") {
+  // PCRE2 decides candidates on the scan's threads, before the record filters run: a message that
+  // is too costly but filtered out must leave the answer as it was when the filters came first.
+  const std::string run = word_run(3000);
+  const std::string costly = run + " x " + run + " y";
+  SyntheticIndex ix({{costly}, {"short words x y", "aax"}, {costly, "bbx"}});
+  const std::string pattern = "(\\w+)*\\1x";
+  auto with = [&](FilterArgs a) {
+    a.limit = 100;
+    IndexReader r(ix.idx);
+    ContentOptions o;
+    o.patterns = {pattern};
+    o.by_message = true;
+    return run_content(r, parse_filters(a, 0, 20), o);
+  };
+  FilterArgs other_session;
+  other_session.session = {SyntheticIndex::sid_of(1)};
+  CHECK(with(other_session).total == 1);  // "aax"
+  FilterArgs other_role;                    // every message is the user's
+  other_role.role = {"assistant"};
+  CHECK(with(other_role).total == 0);
+  FilterArgs other_branch;                  // a filter only the message record answers
+  other_branch.branch = {"no-such-branch"};
+  CHECK(with(other_branch).total == 0);
+  // Unfiltered, the costly messages make it an error, wherever they are in the log.
+  CHECK_THROWS_AS(with(FilterArgs{}), BadInput);
+  FilterArgs costly_session;
+  costly_session.session = {SyntheticIndex::sid_of(2)};
+  CHECK_THROWS_AS(with(costly_session), BadInput);
+}
+
 TEST_CASE("content limits: the time budget returns a flagged partial answer", "[hardening][content]") {
   SyntheticIndex ix({{"alpha one", "alpha two"}, {"alpha three"}});
   QueryResult whole = content(ix, {"alpha"});

@@ -64,7 +64,16 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   PhaseTimer timer("content");
   // 1. One pass over the whole log (or over each entry alone), in chunks, until the deadline.
   const TextLogReader& log = reader.text();
-  Candidates st = scan_log(log, patterns, deadline);
+  SessionScope scope(reader, f);
+  // The filters an entry's key and flags answer: PCRE2 decides on the scan's threads only the
+  // candidates they keep (the loop below applies them again, with the rest).
+  const auto worth = [&](const TextEntry& e) {
+    const size_t z = e.key.find('\0');
+    if (z == std::string_view::npos || e.key.size() < z + 9) return false;
+    if (scope.active() && !scope.allows(e.key.substr(0, z))) return false;
+    return f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()));
+  };
+  Candidates st = scan_log(log, patterns, deadline, worth);
   if (st.cut)
     result.truncate("time budget of " + seconds(o.time_budget) + " reached after scanning " +
                     std::to_string(st.bytes_scanned) + " of " + std::to_string(log.data().size()) +
@@ -77,13 +86,13 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // session has an epoch until a compaction rewrites the log), or for the hits finally shown.
   const bool check_records = f.needs_record();
   const bool superseded_entries = Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
-  SessionScope scope(reader, f);
   // Candidates found before a cut scan are still confirmed, for a tenth of the budget more.
   const Clock::time_point confirm_deadline = st.cut ? Clock::now() + o.time_budget / 10 : deadline;
-  // Does the message really match on its own? Usually a scan up to where the log scan saw the first
-  // match ends settles it; only when that match spanned entries is the whole text scanned.
+  // Does the message really match on its own? The scan's threads settled most candidates; for the
+  // rest, PCRE2 here (those a limit stopped there, or past the deadline) or a scan up to where the
+  // log scan saw the first match end; only when that match spanned entries is the whole text scanned.
   auto matches_alone = [&](std::string_view text, uint64_t text_offset, uint64_t first_end, bool settled) {
-    if (settled) return true;  // -w literals: the scan's threads decided what they could
+    if (settled) return true;  // the scan's threads decided what they could
     if (pcre) return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
     if (st.exact) return true;  // the entry's own text was scanned exactly
     return exact_match_alone(scan_db, text, text_offset, first_end, scratch);
@@ -102,14 +111,14 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   } run;
   std::vector<std::pair<int64_t, std::string_view>> matched;  // --by message: (time, key)
   for (size_t i = 0; i < st.entries.size(); ++i) {
-    // The clock every candidate when PCRE2 confirms (one may take a good part of a second), else
-    // every 64th (a Hyperscan rescan of one message is microseconds).
-    if ((pcre || i % 64 == 0) && Clock::now() >= confirm_deadline) {
+    // The clock every candidate PCRE2 still has to confirm (one may take a good part of a second),
+    // else every 64th (a Hyperscan rescan of one message is microseconds).
+    const Candidate& cand = st.entries[i];
+    if (((pcre && !cand.settled) || i % 64 == 0) && Clock::now() >= confirm_deadline) {
       result.truncate("time budget of " + seconds(o.time_budget) + " reached after confirming " + std::to_string(i) +
                       " of " + std::to_string(st.entries.size()) + " candidate messages");
       break;
     }
-    const Candidate& cand = st.entries[i];
     const TextEntry& e = cand.entry;
     const uint64_t start = e.start;
     const size_t z = e.key.find('\0');

@@ -332,7 +332,8 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
   return c;
 }
 
-Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chrono::steady_clock::time_point deadline) {
+Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chrono::steady_clock::time_point deadline,
+                    const WorthConfirming& worth) {
   std::string_view data = log.data();
   auto starts = log.starts();
   // Chunks of ~16 MB cut at entry starts (no real match spans entries), the threads' unit of work:
@@ -355,9 +356,44 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     if (hs_clone_scratch(p.scratch.get(), &clone) != HS_SUCCESS) throw std::runtime_error("hs_clone_scratch failed");
     clones.emplace_back(clone);
   }
+  // PCRE2's match state per thread (the compiled patterns are shared).
+  std::vector<PcreMatcher> matchers;
+  for (unsigned t = 0; p.confirm && t < threads; ++t) {
+    std::optional<PcreMatcher> m = p.confirm->sibling();
+    if (!m) throw std::runtime_error("PCRE2 could not allocate its match data");
+    matchers.push_back(std::move(*m));
+  }
   std::atomic<size_t> next{0};
+  // Once PCRE2 hit a limit on a candidate the filters may keep, the threads confirm no more: the
+  // caller asks again in log order (after its record filters), and past the first one it reaches
+  // the answer is regex-too-costly. Confirming on could cost up to the whole budget.
+  std::atomic<bool> costly{false};
   auto work = [&](unsigned t) {
     hs_scratch_t* sc = t == 0 ? p.scratch.get() : clones[t - 1].get();
+    const PcreMatcher* pcre = matchers.empty() ? nullptr : &matchers[t];
+    // Settles the chunk's last candidate, whose text is `text` in the buffer, where this thread can
+    // (outside the scan's callback: its scratch is free again): drops it when it does not match
+    // alone, marks it settled when it does, and leaves the rest to the caller.
+    const auto settle_last = [&](ChunkState& st, std::string_view text) {
+      Candidate& c = st.candidates.back();
+      std::optional<bool> alone;
+      if (p.word_literals)  // -w literals, where their bytes allow
+        alone = whole_word_literal(p, text, sc);
+      else if (!p.confirm && !p.per_entry)  // unless the match seen spanned from the entry before
+        alone = exact_match_alone(p.scan.get(), text, c.entry.text_offset, c.first_end, sc);
+      if (!alone && pcre && !costly.load(std::memory_order_relaxed) && (!worth || worth(c.entry)) &&
+          std::chrono::steady_clock::now() < deadline) {
+        const PcreMatcher::Found f = pcre->find(text);
+        if (f.too_costly)
+          costly.store(true, std::memory_order_relaxed);
+        else
+          alone = f.match;
+      }
+      if (alone == false)
+        st.candidates.pop_back();
+      else
+        c.settled = alone.has_value();
+    };
     // The log is read into this thread's buffer a block at a time (TextLogReader::read), not
     // scanned in the map; candidates keep views of the map for later.
     std::vector<char> block;
@@ -395,21 +431,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
                   on_candidate, &st);
           const bool taken = st.resume_at > from;
           from = taken ? st.resume_at : until;  // past the entry taken, or the window
-          // Settled here, on this thread, while its bytes are in the buffer (outside the callback:
-          // the scan's scratch is free again): -w literals where their bytes allow, and any entry
-          // of an exact scan unless the match seen spanned from the entry before. PCRE2 decides the
-          // rest later, under its limits.
-          if (!taken || (p.confirm && !p.word_literals)) continue;
-          Candidate& c = st.candidates.back();
-          std::optional<bool> alone;
-          if (p.word_literals)
-            alone = whole_word_literal(p, st.taken_text, sc);
-          else
-            alone = exact_match_alone(p.scan.get(), st.taken_text, c.entry.text_offset, c.first_end, sc);
-          if (alone == false)
-            st.candidates.pop_back();
-          else
-            c.settled = alone.has_value();
+          if (taken) settle_last(st, st.taken_text);  // while its bytes are in the buffer
         }
       } else {
         // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
@@ -421,7 +443,9 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
           if (!entry_of(st, *it, e)) continue;
           bool found = false;
           hs_scan(p.scan.get(), e.text.data(), static_cast<unsigned>(e.text.size()), 0, sc, on_any, &found);
-          if (found) take(st, e, e.text_offset + e.text.size());
+          if (!found) continue;
+          take(st, e, e.text_offset + e.text.size());
+          if (p.confirm) settle_last(st, e.text);
         }
       }
       st.scanned = true;

@@ -5,6 +5,7 @@
 #include <hs.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -79,7 +80,8 @@ struct Candidate {
   TextEntry entry;
   uint64_t first_end = 0;  // whole-log scan: end of the first match seen (file offset)
   bool settled = false;    // the scan found the entry matches alone (those it found do not are no
-                           // candidates): -w literals, and every entry of an exact whole-log scan
+                           // candidates): -w literals, every entry of an exact whole-log scan, and
+                           // those PCRE2 decided on the scan's threads
 };
 
 struct Candidates {
@@ -90,10 +92,17 @@ struct Candidates {
   uint64_t bytes_scanned = 0;
 };
 
+// Which candidates the scan's threads decide with PCRE2 themselves: those the caller's filters may
+// keep, told from the entry alone (a test that is cheap and safe to call from any thread). The
+// others are left to the caller, whose filters drop them before PCRE2 sees them: a message no
+// filter keeps must never make an answer "regex-too-costly". Empty: every candidate.
+using WorthConfirming = std::function<bool(const TextEntry&)>;
+
 // Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
 // past `deadline`. The threads read the log with pread (TextLogReader::read), and settle what
-// they can of their own candidates while the bytes are in their buffer.
+// they can of their own candidates while the bytes are in their buffer: PCRE2 (a matcher per
+// thread) decides those `worth` keeps, except where a limit stops it or past the deadline.
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& patterns,
-                    std::chrono::steady_clock::time_point deadline);
+                    std::chrono::steady_clock::time_point deadline, const WorthConfirming& worth = {});
 
 }  // namespace osearch

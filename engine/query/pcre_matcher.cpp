@@ -29,17 +29,39 @@ std::string limit_name(int rc) {
 
 }  // namespace
 
-struct PcreMatcher::Impl {
+// Compiled patterns are read-only while matching, so threads share them; match data, context and
+// JIT stack are each thread's own.
+struct CompiledPatterns {
   std::vector<pcre2_code*> codes;
   std::vector<std::string> names;
+  CompiledPatterns() = default;
+  CompiledPatterns(const CompiledPatterns&) = delete;
+  CompiledPatterns& operator=(const CompiledPatterns&) = delete;
+  ~CompiledPatterns() {
+    for (auto* c : codes) pcre2_code_free(c);
+  }
+};
+
+struct PcreMatcher::Impl {
+  std::shared_ptr<const CompiledPatterns> patterns;
   pcre2_match_data* match = nullptr;
   pcre2_match_context* context = nullptr;
   pcre2_jit_stack* jit_stack = nullptr;
   ~Impl() {
-    for (auto* c : codes) pcre2_code_free(c);
     if (match) pcre2_match_data_free(match);
     if (context) pcre2_match_context_free(context);
     if (jit_stack) pcre2_jit_stack_free(jit_stack);
+  }
+  // The match state and its limits. False when PCRE2 cannot allocate it.
+  bool allocate_state() {
+    match = pcre2_match_data_create(1, nullptr);
+    context = pcre2_match_context_create(nullptr);
+    jit_stack = pcre2_jit_stack_create(kJitStackStart, kJitStackMax, nullptr);
+    if (!match || !context || !jit_stack) return false;
+    pcre2_jit_stack_assign(context, nullptr, jit_stack);
+    pcre2_set_depth_limit(context, kDepthLimit);
+    pcre2_set_heap_limit(context, kHeapLimitKiB);
+    return true;
   }
 };
 
@@ -51,7 +73,7 @@ PcreMatcher::~PcreMatcher() = default;
 std::optional<PcreMatcher> PcreMatcher::compile(const std::vector<std::string>& expressions,
                                                 const std::vector<std::string>& names, bool ignore_case,
                                                 std::string& error) {
-  auto impl = std::make_unique<Impl>();
+  auto compiled = std::make_shared<CompiledPatterns>();
   // UCP: \w, \b, \d and POSIX classes follow Unicode, as Hyperscan's HS_FLAG_UCP does.
   uint32_t options = PCRE2_MULTILINE | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
   if (ignore_case) options |= PCRE2_CASELESS;
@@ -69,19 +91,22 @@ std::optional<PcreMatcher> PcreMatcher::compile(const std::vector<std::string>& 
       return std::nullopt;
     }
     pcre2_jit_compile(re, PCRE2_JIT_COMPLETE);  // falls back to the interpreter if JIT is unavailable
-    impl->codes.push_back(re);
-    impl->names.push_back(name);
+    compiled->codes.push_back(re);
+    compiled->names.push_back(name);
   }
-  impl->match = pcre2_match_data_create(1, nullptr);
-  impl->context = pcre2_match_context_create(nullptr);
-  impl->jit_stack = pcre2_jit_stack_create(kJitStackStart, kJitStackMax, nullptr);
-  if (!impl->match || !impl->context || !impl->jit_stack) {
+  auto impl = std::make_unique<Impl>();
+  impl->patterns = std::move(compiled);
+  if (!impl->allocate_state()) {
     error = "PCRE2 could not allocate its match data";
     return std::nullopt;
   }
-  pcre2_jit_stack_assign(impl->context, nullptr, impl->jit_stack);
-  pcre2_set_depth_limit(impl->context, kDepthLimit);
-  pcre2_set_heap_limit(impl->context, kHeapLimitKiB);
+  return PcreMatcher(std::move(impl));
+}
+
+std::optional<PcreMatcher> PcreMatcher::sibling() const {
+  auto impl = std::make_unique<Impl>();
+  impl->patterns = impl_->patterns;
+  if (!impl->allocate_state()) return std::nullopt;
   return PcreMatcher(std::move(impl));
 }
 
@@ -90,8 +115,9 @@ PcreMatcher::Found PcreMatcher::find(std::string_view text) const {
   const uint64_t steps = kBaseMatchLimit + uint64_t{kMatchStepsPerByte} * text.size();
   pcre2_set_match_limit(impl_->context, static_cast<uint32_t>(std::min<uint64_t>(steps, kMaxMatchLimit)));
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
-  for (size_t i = 0; i < impl_->codes.size(); ++i) {
-    pcre2_code* re = impl_->codes[i];
+  const CompiledPatterns& patterns = *impl_->patterns;
+  for (size_t i = 0; i < patterns.codes.size(); ++i) {
+    pcre2_code* re = patterns.codes[i];
     int rc = pcre2_match(re, subject, text.size(), 0, 0, impl_->match, impl_->context);
     // Past the JIT stack, the interpreter (bounded by the heap limit) tries once more.
     if (rc == PCRE2_ERROR_JIT_STACKLIMIT)
@@ -105,7 +131,7 @@ PcreMatcher::Found PcreMatcher::find(std::string_view text) const {
         limit = reinterpret_cast<const char*>(buf);
       }
       return Found{false, true, 0, 0,
-                   "regex '" + impl_->names[i] + "' is too costly: PCRE2 stopped at its " + limit + " on a message of " +
+                   "regex '" + patterns.names[i] + "' is too costly: PCRE2 stopped at its " + limit + " on a message of " +
                        std::to_string(text.size()) +
                        " bytes (nested quantifiers or backreferences over long runs backtrack exponentially)"};
     }

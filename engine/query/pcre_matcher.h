@@ -34,10 +34,15 @@ class PcreMatcher {
     size_t begin = 0, end = 0;
     std::string why;          // for too_costly: "'PATTERN' hit PCRE2's match limit …"
   };
-  // Leftmost match of any pattern in `text`; never throws.
+  // Leftmost match of any pattern in `text`; never throws. Not for two threads at once: each gets
+  // its own matcher from sibling().
   Found find(std::string_view text) const;
   // Leftmost match as {begin, end}; throws BadInput("regex-too-costly") when a limit stops PCRE2.
   std::optional<std::pair<size_t, size_t>> first_match(std::string_view text) const;
+
+  // The same compiled patterns (shared, JIT included) with match state of its own, for another
+  // thread. nullopt when PCRE2 cannot allocate that state.
+  std::optional<PcreMatcher> sibling() const;
 
  private:
   struct Impl;
