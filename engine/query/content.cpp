@@ -67,7 +67,8 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   SessionScope scope(reader, f);
   // The filters an entry's key and flags answer: PCRE2 decides on the scan's threads only the
   // candidates they keep (the loop below applies them again, with the rest).
-  const auto worth = [&](const TextEntry& e) {
+  const auto worth = [&](const Candidate& c) {
+    const TextEntry e = c.entry(log.data());
     const size_t z = e.key.find('\0');
     if (z == std::string_view::npos || e.key.size() < z + 9) return false;
     if (scope.active() && !scope.allows(e.key.substr(0, z))) return false;
@@ -110,45 +111,51 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     Group* group = nullptr;  // groups[sid] once a candidate matched (a node: stays put as the map grows)
   } run;
   std::vector<std::pair<int64_t, std::string_view>> matched;  // --by message: (time, key)
-  for (size_t i = 0; i < st.entries.size(); ++i) {
-    // The clock every candidate PCRE2 still has to confirm (one may take a good part of a second),
-    // else every 64th (a Hyperscan rescan of one message is microseconds).
-    const Candidate& cand = st.entries[i];
-    if (((pcre && !cand.settled) || i % 64 == 0) && Clock::now() >= confirm_deadline) {
-      result.truncate("time budget of " + seconds(o.time_budget) + " reached after confirming " + std::to_string(i) +
-                      " of " + std::to_string(st.entries.size()) + " candidate messages");
-      break;
+  size_t i = 0;  // candidates looked at
+  bool out_of_time = false;
+  for (size_t chunk = 0; chunk < st.chunks.size() && !out_of_time; ++chunk)
+    for (const Candidate& cand : st.chunks[chunk]) {
+      // The clock every candidate PCRE2 still has to confirm (one may take a good part of a second),
+      // else every 64th (a Hyperscan rescan of one message is microseconds).
+      if (((pcre && !cand.settled) || i % 64 == 0) && Clock::now() >= confirm_deadline) {
+        result.truncate("time budget of " + seconds(o.time_budget) + " reached after confirming " + std::to_string(i) +
+                        " of " + std::to_string(st.count) + " candidate messages");
+        out_of_time = true;
+        break;
+      }
+      ++i;
+      const TextEntry e = cand.entry(log.data());
+      const uint64_t start = e.start;
+      const size_t z = e.key.find('\0');
+      if (z == std::string_view::npos || e.key.size() < z + 9) continue;
+      std::string_view sid = e.key.substr(0, z);
+      if (scope.active() && !scope.allows(sid)) continue;
+      if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type())))
+        continue;
+      if (sid != run.sid) {
+        const auto value = superseded_entries ? reader.session_value(sid) : std::nullopt;
+        run = {sid, value && reader.epochs().find(*value) != nullptr};
+      }
+      if (check_records || run.dropped) {
+        auto msg = reader.message(e.key);
+        if (!msg || msg->text_offset != start) continue;  // superseded entry
+        std::vector<std::string> tool_names;
+        if (!f.tools.empty())
+          for (const auto& id : msg->tool_call_ids)
+            if (auto v = reader.txn().get(reader.db().tool_calls, pair_key(msg->session_id, id)))
+              if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
+        if (!f.message_matches(*msg, tool_names)) continue;
+      }
+      // (only a match that spanned entries is no match here)
+      if (!matches_alone(e.text, e.text_offset, cand.first_end, cand.settled)) continue;
+      const int64_t ts = timestamp_of_message_key(e.key);
+      if (!run.group) run.group = &groups[sid];
+      Group& g = *run.group;
+      ++g.count;
+      if (g.first_key.empty() || e.key < g.first_key) g.first_key = e.key;
+      g.latest_ts = g.count == 1 ? ts : std::max(g.latest_ts, ts);
+      if (o.by_message) matched.emplace_back(ts, e.key);
     }
-    const TextEntry& e = cand.entry;
-    const uint64_t start = e.start;
-    const size_t z = e.key.find('\0');
-    if (z == std::string_view::npos || e.key.size() < z + 9) continue;
-    std::string_view sid = e.key.substr(0, z);
-    if (scope.active() && !scope.allows(sid)) continue;
-    if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()))) continue;
-    if (sid != run.sid) {
-      const auto value = superseded_entries ? reader.session_value(sid) : std::nullopt;
-      run = {sid, value && reader.epochs().find(*value) != nullptr};
-    }
-    if (check_records || run.dropped) {
-      auto msg = reader.message(e.key);
-      if (!msg || msg->text_offset != start) continue;  // superseded entry
-      std::vector<std::string> tool_names;
-      if (!f.tools.empty())
-        for (const auto& id : msg->tool_call_ids)
-          if (auto v = reader.txn().get(reader.db().tool_calls, pair_key(msg->session_id, id)))
-            if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
-      if (!f.message_matches(*msg, tool_names)) continue;
-    }
-    if (!matches_alone(e.text, e.text_offset, cand.first_end, cand.settled)) continue;  // only a match spanning entries
-    const int64_t ts = timestamp_of_message_key(e.key);
-    if (!run.group) run.group = &groups[sid];
-    Group& g = *run.group;
-    ++g.count;
-    if (g.first_key.empty() || e.key < g.first_key) g.first_key = e.key;
-    g.latest_ts = g.count == 1 ? ts : std::max(g.latest_ts, ts);
-    if (o.by_message) matched.emplace_back(ts, e.key);
-  }
   timer.mark("confirm");
 
   // 2b. Titles are searchable like messages (as keyword's title documents are): a session whose title

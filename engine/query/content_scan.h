@@ -73,30 +73,45 @@ class KeptBytes {
   size_t used_ = 0, capacity_ = 0;
 };
 
-// An entry the scan found a match in, kept as the scan decoded it: entry.text views the mapped log
-// (touched again only to confirm an unsettled candidate or for a shown hit), entry.key the copy in
-// Candidates::keys.
+// An entry the scan found a match in, as compact as the answer needs it (a common word makes
+// hundreds of thousands, and every fresh page costs a fault): its key is the copy in
+// Candidates::keys, its text is read from the map (TextLogReader::data) only to confirm an
+// unsettled candidate or for a shown hit.
 struct Candidate {
-  TextEntry entry;
-  uint64_t first_end = 0;  // whole-log scan: end of the first match seen (file offset)
-  bool settled = false;    // the scan found the entry matches alone (those it found do not are no
-                           // candidates): -w literals, every entry of an exact whole-log scan, and
-                           // those PCRE2 decided on the scan's threads
+  std::string_view key;
+  uint64_t start = 0;        // the entry's offset in the log
+  uint64_t text_offset = 0;  // its text's
+  uint64_t first_end = 0;    // whole-log scan: end of the first match seen (file offset)
+  uint32_t text_len = 0;
+  uint8_t flags = 0;         // as TextEntry::flags
+  bool settled = false;      // the scan found the entry matches alone (those it found do not are no
+                             // candidates): -w literals, every entry of an exact whole-log scan, and
+                             // those PCRE2 decided on the scan's threads
+  TextEntry entry(std::string_view log) const {
+    TextEntry e;
+    e.start = start;
+    e.key = key;
+    e.flags = flags;
+    e.text = log.substr(text_offset, text_len);
+    e.text_offset = text_offset;
+    return e;
+  }
 };
 
 struct Candidates {
-  std::vector<Candidate> entries;  // in log order
-  std::vector<KeptBytes> keys;     // what the entries' keys view
-  bool exact = false;              // each entry was scanned alone by an exact database
-  bool cut = false;                // the deadline stopped the scan before the end of the log
+  std::vector<std::vector<Candidate>> chunks;  // in log order, chunk by chunk (not merged: no copy)
+  std::vector<KeptBytes> keys;                 // what the entries' keys view
+  size_t count = 0;                            // candidates in all chunks
+  bool exact = false;                          // each entry was scanned alone by an exact database
+  bool cut = false;                            // the deadline stopped the scan before the end of the log
   uint64_t bytes_scanned = 0;
 };
 
 // Which candidates the scan's threads decide with PCRE2 themselves: those the caller's filters may
-// keep, told from the entry alone (a test that is cheap and safe to call from any thread). The
+// keep, told from the key and flags alone (a test that is cheap and safe to call from any thread). The
 // others are left to the caller, whose filters drop them before PCRE2 sees them: a message no
 // filter keeps must never make an answer "regex-too-costly". Empty: every candidate.
-using WorthConfirming = std::function<bool(const TextEntry&)>;
+using WorthConfirming = std::function<bool(const Candidate&)>;
 
 // Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
 // past `deadline`. The threads read the log with pread (TextLogReader::read), and settle what
