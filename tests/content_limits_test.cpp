@@ -149,6 +149,14 @@ TEST_CASE("content limits: anchors and word boundaries see each message's own ed
   CHECK(snippets(content(ix, {"\\Ahello"})) == std::set<std::string>{"hello foo"});
   CHECK(content(ix, {"bar$"}).hits.empty());
   CHECK(content(ix, {"(?<=hello )foo$"}).hits.size() == 1);
+  // By session, titles are searched too, each on its own: a pattern no message and no title holds
+  // finds nothing (every title was taken for a match when each entry was scanned alone).
+  for (const std::string p : {"^nothing$", "^zzz", "qqq$", "\\Anone"}) {
+    INFO(p);
+    CHECK(content(ix, {p}, false).total == 0);
+  }
+  CHECK(snippets(content(ix, {"^foo"}, false)) == std::set<std::string>{"foo starts here"});
+  CHECK(content(ix, {"^foo"}, false).hits.at(0).match_count == 1);
 }
 
 TEST_CASE("content limits: which patterns look outside their match", "[hardening][content]") {

@@ -98,6 +98,12 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     if (st.exact) return true;  // the entry's own text was scanned exactly
     return exact_match_alone(scan_db, text, text_offset, first_end, scratch);
   };
+  // A title is scanned whole, on its own: never "settled" by the log's scan (with anchors, an exact
+  // scan of each entry, every title matched as if it had been).
+  auto title_matches = [&](std::string_view title) {
+    if (pcre) return pcre->first_match(title).has_value();
+    return exact_match_alone(scan_db, title, 0, 0, scratch);
+  };
   struct Group {
     uint64_t count = 0;
     std::string_view first_key;  // smallest key = earliest matching message (views into the mmap'd log)
@@ -177,7 +183,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       if (f.since_ms && facets.ended_at < *f.since_ms) return;
       if (f.until_ms && facets.started_at >= *f.until_ms) return;
       facets.titles.searchable(titles);
-      if (std::none_of(titles.begin(), titles.end(), [&](std::string_view t) { return matches_alone(t, 0, 0, false); }))
+      if (std::none_of(titles.begin(), titles.end(), title_matches))
         return;
       if (auto s = SessionRec::decode(value)) title_only.push_back(std::move(*s));
     });
@@ -254,7 +260,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       hit.match_count = 1;
       // The snippet comes from the first title that matches (the shown one when it does).
       for (const auto& t : hit.session.searchable_titles())
-        if (matches_alone(t, 0, 0, false)) {
+        if (title_matches(t)) {
           locate_first(t, hit);
           break;
         }
