@@ -42,6 +42,41 @@ std::set<std::string> found(const std::string& idx, const std::string& pattern, 
   return out;
 }
 
+// By session (what the scanning threads count themselves): each session's match count and its
+// earliest matching message, as {sid: {count, uuid}}.
+using SessionMatches = std::map<std::string, std::pair<uint64_t, std::string>>;
+SessionMatches by_session(const std::string& idx, const std::string& pattern, bool word = false,
+                          FilterArgs filters = {}) {
+  IndexReader r(idx);
+  ContentOptions o;
+  o.patterns = {pattern};
+  o.word = word;
+  filters.limit = 100000;
+  const QueryResult res = run_content(r, parse_filters(filters, 0, 20), o);
+  REQUIRE_FALSE(res.truncated);
+  SessionMatches out;
+  for (const Hit& h : res.hits) out[h.session.id] = {h.match_count, h.message ? h.message->uuid : ""};
+  return out;
+}
+
+// The same from the messages' uuids ("u-<session>-<message>"; a session's messages in time order).
+SessionMatches expected_by_session(const std::set<std::string>& uuids) {
+  SessionMatches out;
+  std::map<std::string, size_t> earliest;
+  for (const std::string& uuid : uuids) {
+    const size_t dash = uuid.find('-', 2);
+    const std::string sid = SyntheticIndex::sid_of(std::stoul(uuid.substr(2, dash - 2)));
+    const size_t m = std::stoul(uuid.substr(dash + 1));
+    auto& [count, first] = out[sid];
+    ++count;
+    if (!earliest.count(sid) || m < earliest[sid]) {
+      earliest[sid] = m;
+      first = uuid;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 TEST_CASE("content: the windowed log scan finds exactly the messages that match alone", "[content][query]") {
@@ -104,6 +139,16 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
     for (const auto& [uuid, text] : texts)
       if (pcre->first_match(text)) expected.insert(uuid);
     CHECK(found(ix.idx, pattern) == expected);
+    CHECK(by_session(ix.idx, pattern) == expected_by_session(expected));
+    // The filters the threads apply as they count: a session, a role no message has.
+    FilterArgs one_session;
+    one_session.session = {SyntheticIndex::sid_of(3)};
+    SessionMatches only_3 = expected_by_session(expected);
+    std::erase_if(only_3, [](const auto& kv) { return kv.first != SyntheticIndex::sid_of(3); });
+    CHECK(by_session(ix.idx, pattern, false, one_session) == only_3);
+    FilterArgs assistant;
+    assistant.role = {"assistant"};
+    CHECK(by_session(ix.idx, pattern, false, assistant).empty());
   }
   // -w: ASCII literals are settled by the scanning threads from the bytes around each occurrence,
   // other patterns by PCRE2 afterwards; either way exactly the messages \b(?:p)\b finds.
@@ -116,6 +161,7 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
     for (const auto& [uuid, text] : texts)
       if (pcre->first_match(text)) expected.insert(uuid);
     CHECK(found(ix.idx, pattern, true) == expected);
+    CHECK(by_session(ix.idx, pattern, true) == expected_by_session(expected));
   }
 }
 

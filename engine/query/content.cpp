@@ -65,28 +65,33 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // 1. One pass over the whole log (or over each entry alone), in chunks, until the deadline.
   const TextLogReader& log = reader.text();
   SessionScope scope(reader, f);
+  // The entry's key gives the session and time, its flags the kind, so LMDB is read only for filters
+  // that need the record, for the entries of sessions that were dropped (their superseded entries
+  // stay in the log, and every such session has an epoch until a compaction rewrites the log), or
+  // for the hits finally shown.
+  const bool check_records = f.needs_record();
+  const bool superseded_entries = Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
+  CandidateRules rules;
   // The filters an entry's key and flags answer: PCRE2 decides on the scan's threads only the
   // candidates they keep (the loop below applies them again, with the rest).
-  const auto worth = [&](const Candidate& c) {
+  rules.kept = [&](const Candidate& c) {
     const TextEntry e = c.entry(log.data());
     const size_t z = e.key.find('\0');
     if (z == std::string_view::npos || e.key.size() < z + 9) return false;
     if (scope.active() && !scope.allows(e.key.substr(0, z))) return false;
     return f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()));
   };
-  Candidates st = scan_log(log, patterns, deadline, worth);
+  // When those are all the filters, every entry is current and the answer is by session, the
+  // threads count what they settle per session instead of handing each candidate over.
+  rules.count_sessions = !o.by_message && !check_records && !superseded_entries;
+  Candidates st = scan_log(log, patterns, deadline, rules);
   if (st.cut)
     result.truncate("time budget of " + seconds(o.time_budget) + " reached after scanning " +
                     std::to_string(st.bytes_scanned) + " of " + std::to_string(log.data().size()) +
                     " bytes of the text log");
 
   timer.mark("scan");
-  // 2. Confirm candidates, apply filters, aggregate per session. The entry's key gives the session
-  // and time, its flags the kind, so LMDB is read only for filters that need the record, for the
-  // entries of sessions that were dropped (their superseded entries stay in the log, and every such
-  // session has an epoch until a compaction rewrites the log), or for the hits finally shown.
-  const bool check_records = f.needs_record();
-  const bool superseded_entries = Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
+  // 2. Confirm candidates, apply filters, aggregate per session.
   // Candidates found before a cut scan are still confirmed, for a tenth of the budget more.
   const Clock::time_point confirm_deadline = st.cut ? Clock::now() + o.time_budget / 10 : deadline;
   // Does the message really match on its own? The scan's threads settled most candidates; for the
@@ -117,6 +122,12 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     Group* group = nullptr;  // groups[sid] once a candidate matched (a node: stays put as the map grows)
   } run;
   std::vector<std::pair<int64_t, std::string_view>> matched;  // --by message: (time, key)
+  for (const SessionCount& c : st.sessions) {  // what the threads counted
+    Group& g = groups[c.sid];
+    g.latest_ts = g.count == 0 ? c.latest_ts : std::max(g.latest_ts, c.latest_ts);
+    if (g.first_key.empty() || c.first_key < g.first_key) g.first_key = c.first_key;
+    g.count += c.count;
+  }
   size_t i = 0;  // candidates looked at
   bool out_of_time = false;
   for (size_t chunk = 0; chunk < st.chunks.size() && !out_of_time; ++chunk)

@@ -7,6 +7,7 @@
 
 #include "engine/query/pattern_cache.h"
 #include "engine/query/query.h"
+#include "engine/store/records_store.h"
 #include "ingest/worker_thread.h"
 
 namespace osearch {
@@ -90,17 +91,36 @@ struct ChunkState {
   uint64_t copy_at = 0;
   uint64_t base = 0;  // file offset where the current scan call began: an entry start
   std::vector<Candidate> candidates;
+  std::vector<SessionCount> sessions;  // CandidateRules::count_sessions
   KeptBytes keys;
   std::string_view taken_text;  // the last candidate's text in `copy`: what settling it reads
   uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
   bool scanned = false;
 };
 
-// Keeps `local` (an entry viewing `copy`) as a candidate, its key copied.
+// Makes `local` (an entry viewing `copy`) the chunk's last candidate, its key still viewing the
+// copy: settle_last (in scan_log) counts it, drops it or copies its key.
 void take(ChunkState& st, const TextEntry& local, uint64_t first_end) {
-  st.candidates.push_back({st.keys.keep(local.key), local.start, local.text_offset, first_end,
-                           static_cast<uint32_t>(local.text.size()), local.flags});
+  st.candidates.push_back(
+      {local.key, local.start, local.text_offset, first_end, static_cast<uint32_t>(local.text.size()), local.flags});
   st.taken_text = local.text;
+}
+
+// Counts a settled match towards its session's run (the chunk's last count when the candidates
+// before it were the same session's). `key` views the copy: what a count keeps is copied.
+void count_match(ChunkState& st, std::string_view key) {
+  const size_t z = key.find('\0');
+  if (z == std::string_view::npos || key.size() < z + 9) return;  // no message's key (as the caller skips it)
+  const int64_t ts = timestamp_of_message_key(key);
+  if (st.sessions.empty() || st.sessions.back().sid != key.substr(0, z)) {
+    const std::string_view kept = st.keys.keep(key);
+    st.sessions.push_back({kept.substr(0, z), kept, 1, ts});
+    return;
+  }
+  SessionCount& c = st.sessions.back();
+  ++c.count;
+  if (key < c.first_key) c.first_key = st.keys.keep(key);
+  c.latest_ts = std::max(c.latest_ts, ts);
 }
 
 // The entry starting at `start`, read from the chunk's copy (the map only if it is not whole there).
@@ -342,7 +362,7 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
 }
 
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chrono::steady_clock::time_point deadline,
-                    const WorthConfirming& worth) {
+                    const CandidateRules& rules) {
   std::string_view data = log.data();
   auto starts = log.starts();
   // Chunks of ~16 MB cut at entry starts (no real match spans entries), the threads' unit of work:
@@ -382,15 +402,18 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     const PcreMatcher* pcre = matchers.empty() ? nullptr : &matchers[t];
     // Settles the chunk's last candidate, whose text is `text` in the buffer, where this thread can
     // (outside the scan's callback: its scratch is free again): drops it when it does not match
-    // alone, marks it settled when it does, and leaves the rest to the caller.
+    // alone, marks it settled when it does, and leaves the rest to the caller. A settled one is
+    // counted here instead when the rules say so; one the caller keeps gets its key copied.
     const auto settle_last = [&](ChunkState& st, std::string_view text) {
       Candidate& c = st.candidates.back();
       std::optional<bool> alone;
-      if (p.word_literals)  // -w literals, where their bytes allow
+      if (p.per_entry && !p.confirm)  // the entry's own text, scanned by an exact database
+        alone = true;
+      else if (p.word_literals)  // -w literals, where their bytes allow
         alone = whole_word_literal(p, text, sc);
       else if (!p.confirm && !p.per_entry)  // unless the match seen spanned from the entry before
         alone = exact_match_alone(p.scan.get(), text, c.text_offset, c.first_end, sc);
-      if (!alone && pcre && !costly.load(std::memory_order_relaxed) && (!worth || worth(c)) &&
+      if (!alone && pcre && !costly.load(std::memory_order_relaxed) && (!rules.kept || rules.kept(c)) &&
           std::chrono::steady_clock::now() < deadline) {
         const PcreMatcher::Found f = pcre->find(text);
         if (f.too_costly)
@@ -398,10 +421,17 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         else
           alone = f.match;
       }
-      if (alone == false)
+      if (alone == false) {
         st.candidates.pop_back();
-      else
-        c.settled = alone.has_value();
+        return;
+      }
+      c.settled = alone.has_value();
+      if (c.settled && rules.count_sessions) {
+        if (!rules.kept || rules.kept(c)) count_match(st, c.key);
+        st.candidates.pop_back();
+        return;
+      }
+      c.key = st.keys.keep(c.key);
     };
     // The log is read into this thread's buffer a block at a time (TextLogReader::read), not
     // scanned in the map; candidates keep views of the map for later.
@@ -454,7 +484,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
           hs_scan(p.scan.get(), e.text.data(), static_cast<unsigned>(e.text.size()), 0, sc, on_any, &found);
           if (!found) continue;
           take(st, e, e.text_offset + e.text.size());
-          if (p.confirm) settle_last(st, e.text);
+          settle_last(st, e.text);
         }
       }
       st.scanned = true;
@@ -477,6 +507,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     out.bytes_scanned += cuts[b + 1] - cuts[b];
     out.count += st.candidates.size();
     out.chunks.push_back(std::move(st.candidates));
+    out.sessions.insert(out.sessions.end(), st.sessions.begin(), st.sessions.end());
   }
   for (ChunkState& st : states) out.keys.push_back(std::move(st.keys));
   return out;

@@ -98,26 +98,43 @@ struct Candidate {
   }
 };
 
+// The matches of one session's run of candidates that the scan's threads counted themselves
+// (CandidateRules::count_sessions): views of Candidates::keys.
+struct SessionCount {
+  std::string_view sid;
+  std::string_view first_key;  // the smallest key: the earliest matching message
+  uint64_t count = 0;
+  int64_t latest_ts = 0;
+};
+
 struct Candidates {
   std::vector<std::vector<Candidate>> chunks;  // in log order, chunk by chunk (not merged: no copy)
-  std::vector<KeptBytes> keys;                 // what the entries' keys view
+  std::vector<SessionCount> sessions;          // counted on the threads, a session possibly in several
+  std::vector<KeptBytes> keys;                 // what the entries' keys and the counts view
   size_t count = 0;                            // candidates in all chunks
   bool exact = false;                          // each entry was scanned alone by an exact database
   bool cut = false;                            // the deadline stopped the scan before the end of the log
   uint64_t bytes_scanned = 0;
 };
 
-// Which candidates the scan's threads decide with PCRE2 themselves: those the caller's filters may
-// keep, told from the key and flags alone (a test that is cheap and safe to call from any thread). The
-// others are left to the caller, whose filters drop them before PCRE2 sees them: a message no
-// filter keeps must never make an answer "regex-too-costly". Empty: every candidate.
-using WorthConfirming = std::function<bool(const Candidate&)>;
+// What the caller lets the scan's threads do with the candidates they find.
+struct CandidateRules {
+  // Which candidates the caller's filters may keep, told from the key and flags alone (a test that
+  // is cheap and safe to call from any thread). PCRE2 decides on the threads only these; the others
+  // are left to the caller, whose filters drop them before PCRE2 sees them: a message no filter
+  // keeps must never make an answer "regex-too-costly". Empty: every candidate.
+  std::function<bool(const Candidate&)> kept;
+  // `kept` is all the filtering there is, and a match counts only towards its session: the threads
+  // count the candidates they settle per session (Candidates::sessions) instead of keeping each
+  // (a common word makes hundreds of thousands).
+  bool count_sessions = false;
+};
 
 // Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
 // past `deadline`. The threads read the log with pread (TextLogReader::read), and settle what
 // they can of their own candidates while the bytes are in their buffer: PCRE2 (a matcher per
-// thread) decides those `worth` keeps, except where a limit stops it or past the deadline.
+// thread) decides those `rules.kept` keeps, except where a limit stops it or past the deadline.
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& patterns,
-                    std::chrono::steady_clock::time_point deadline, const WorthConfirming& worth = {});
+                    std::chrono::steady_clock::time_point deadline, const CandidateRules& rules = {});
 
 }  // namespace osearch
