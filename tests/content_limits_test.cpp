@@ -201,7 +201,10 @@ TEST_CASE("content: a re-read session's superseded log entries are neither hits 
   CHECK(all.hits.size() == 12);
   const QueryResult by_session = content(ix, {"kiwi"}, false);
   CHECK(by_session.total == 4);
+  CHECK(by_session.hits.size() == 4);  // session 0's earliest match is a current message
   for (const Hit& h : by_session.hits) CHECK(h.match_count == 3);
+  CHECK(content(ix, {"oldword"}, false).hits.empty());  // by session: the re-read session is checked
+  CHECK(content(ix, {"newword"}, false).total == 1);
   // -w: the same, whether the scan's threads settle a literal or PCRE2 confirms a regex.
   CHECK(content(ix, {"kiwi"}, true, false, true).total == 12);
   CHECK(content(ix, {"oldword"}, true, false, true).hits.empty());

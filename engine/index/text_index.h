@@ -72,6 +72,10 @@ class DocumentEpochs {
     auto it = by_value_.find(value);
     return it == by_value_.end() ? nullptr : &it->second;
   }
+  template <class F>
+  void for_each_value(F&& f) const {
+    for (const auto& entry : by_value_) f(entry.first);
+  }
 
  private:
   std::unordered_map<std::string, uint32_t> by_value_;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "engine/query/content_scan.h"
 #include "engine/query/pattern_cache.h"
@@ -81,9 +82,21 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     if (scope.active() && !scope.allows(e.key.substr(0, z))) return false;
     return f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()));
   };
-  // When those are all the filters, every entry is current and the answer is by session, the
-  // threads count what they settle per session instead of handing each candidate over.
-  rules.count_sessions = !o.by_message && !check_records && !superseded_entries;
+  // When those are all the filters and the answer is by session, the threads count what they settle
+  // per session instead of handing each candidate over, except for sessions that were re-read:
+  // their superseded entries may still be in the log, and the loop below checks each of theirs
+  // against its record.
+  struct IdHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_set<std::string, IdHash, std::equal_to<>> reread;
+  if (superseded_entries)
+    reader.epochs().for_each_value([&](const std::string& value) {
+      if (auto sid = reader.session_of_value(value)) reread.insert(std::move(*sid));
+    });
+  if (!o.by_message && !check_records)
+    rules.counted = [&](const Candidate& c) { return reread.empty() || !reread.count(c.key.substr(0, c.key.find('\0'))); };
   Candidates st = scan_log(log, patterns, deadline, rules);
   if (st.cut)
     result.truncate("time budget of " + seconds(o.time_budget) + " reached after scanning " +

@@ -91,7 +91,7 @@ struct ChunkState {
   uint64_t copy_at = 0;
   uint64_t base = 0;  // file offset where the current scan call began: an entry start
   std::vector<Candidate> candidates;
-  std::vector<SessionCount> sessions;  // CandidateRules::count_sessions
+  std::vector<SessionCount> sessions;  // CandidateRules::counted
   KeptBytes keys;
   std::string_view taken_text;  // the last candidate's text in `copy`: what settling it reads
   uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
@@ -426,7 +426,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         return;
       }
       c.settled = alone.has_value();
-      if (c.settled && rules.count_sessions) {
+      if (c.settled && rules.counted && rules.counted(c)) {
         if (!rules.kept || rules.kept(c)) count_match(st, c.key);
         st.candidates.pop_back();
         return;

@@ -99,7 +99,7 @@ struct Candidate {
 };
 
 // The matches of one session's run of candidates that the scan's threads counted themselves
-// (CandidateRules::count_sessions): views of Candidates::keys.
+// (CandidateRules::counted): views of Candidates::keys.
 struct SessionCount {
   std::string_view sid;
   std::string_view first_key;  // the smallest key: the earliest matching message
@@ -124,10 +124,11 @@ struct CandidateRules {
   // are left to the caller, whose filters drop them before PCRE2 sees them: a message no filter
   // keeps must never make an answer "regex-too-costly". Empty: every candidate.
   std::function<bool(const Candidate&)> kept;
-  // `kept` is all the filtering there is, and a match counts only towards its session: the threads
-  // count the candidates they settle per session (Candidates::sessions) instead of keeping each
-  // (a common word makes hundreds of thousands).
-  bool count_sessions = false;
+  // Which settled candidates the threads count per session themselves (Candidates::sessions; those
+  // `kept` drops are dropped) instead of handing each over, a common word making hundreds of
+  // thousands: those for which `kept` is all the filtering there is and that count only towards
+  // their session. Empty: none.
+  std::function<bool(const Candidate&)> counted;
 };
 
 // Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
