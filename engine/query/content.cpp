@@ -113,7 +113,6 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   auto matches_alone = [&](std::string_view text, uint64_t text_offset, uint64_t first_end, bool settled) {
     if (settled) return true;  // the scan's threads decided what they could
     if (pcre) return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
-    if (st.exact) return true;  // the entry's own text was scanned exactly
     return exact_match_alone(scan_db, text, text_offset, first_end, scratch);
   };
   // A title is scanned whole, on its own: never "settled" by the log's scan (with anchors, an exact

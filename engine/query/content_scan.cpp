@@ -497,7 +497,6 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     for (auto& th : pool) th.join();
   }
   Candidates out;
-  out.exact = p.per_entry && !p.confirm;
   for (size_t b = 0; b < states.size(); ++b) {
     const ChunkState& st = states[b];
     if (!st.scanned) {

@@ -112,7 +112,6 @@ struct Candidates {
   std::vector<SessionCount> sessions;          // counted on the threads, a session possibly in several
   std::vector<KeptBytes> keys;                 // what the entries' keys and the counts view
   size_t count = 0;                            // candidates in all chunks
-  bool exact = false;                          // each entry was scanned alone by an exact database
   bool cut = false;                            // the deadline stopped the scan before the end of the log
   uint64_t bytes_scanned = 0;
 };
