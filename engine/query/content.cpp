@@ -91,12 +91,15 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
   };
   std::unordered_set<std::string, IdHash, std::equal_to<>> reread;
-  if (superseded_entries)
-    reader.epochs().for_each_value([&](const std::string& value) {
-      if (auto sid = reader.session_of_value(value)) reread.insert(std::move(*sid));
-    });
-  if (!o.by_message && !check_records)
-    rules.counted = [&](const Candidate& c) { return reread.empty() || !reread.count(c.key.substr(0, c.key.find('\0'))); };
+  if (!o.by_message && !check_records) {
+    if (superseded_entries)
+      reader.epochs().for_each_value([&](const std::string& value) {
+        if (auto sid = reader.session_of_value(value)) reread.insert(std::move(*sid));
+      });
+    rules.counted = [&](const Candidate& c) {
+      return reread.empty() || !reread.count(c.key.substr(0, c.key.find('\0')));
+    };
+  }
   Candidates st = scan_log(log, patterns, deadline, rules);
   if (st.cut)
     result.truncate("time budget of " + seconds(o.time_budget) + " reached after scanning " +
@@ -123,7 +126,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   };
   struct Group {
     uint64_t count = 0;
-    std::string_view first_key;  // smallest key = earliest matching message (views into the mmap'd log)
+    std::string_view first_key;  // smallest key = earliest matching message (a view of Candidates::keys)
     int64_t latest_ts = 0;
   };
   std::unordered_map<std::string_view, Group> groups;

@@ -134,8 +134,10 @@ bool entry_of(const ChunkState& st, uint64_t start, TextEntry& out) {
 // 3.4 MB at 2 GB, most of them cache misses); the walk reads only bytes the scan has just read, at
 // most once each. Where it cannot get there inside the copy, the index decides.
 bool entry_holding(const ChunkState& st, uint64_t from, uint64_t at, TextEntry& out) {
-  for (uint64_t s = from; s <= at && st.log->entry_in(st.copy, st.copy_at, s, out); s = out.text_offset + out.text.size())
-    if (at < out.text_offset + out.text.size()) return true;
+  for (uint64_t s = from; s <= at && st.log->entry_in(st.copy, st.copy_at, s, out);) {
+    s = out.text_offset + out.text.size();  // the next entry's start
+    if (at < s) return true;
+  }
   const std::optional<uint64_t> start = st.log->entry_start_of(at);
   return start && entry_of(st, *start, out);
 }

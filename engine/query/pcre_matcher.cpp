@@ -131,7 +131,8 @@ PcreMatcher::Found PcreMatcher::find(std::string_view text) const {
         limit = reinterpret_cast<const char*>(buf);
       }
       return Found{false, true, 0, 0,
-                   "regex '" + patterns.names[i] + "' is too costly: PCRE2 stopped at its " + limit + " on a message of " +
+                   "regex '" + patterns.names[i] + "' is too costly: PCRE2 stopped at its " + limit +
+                       " on a message of " +
                        std::to_string(text.size()) +
                        " bytes (nested quantifiers or backreferences over long runs backtrack exponentially)"};
     }
