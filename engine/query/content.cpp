@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
-#include <unordered_set>
 
 #include "engine/query/content_scan.h"
 #include "engine/query/pattern_cache.h"
@@ -74,31 +73,26 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   const bool superseded_entries = Store::meta_u64(reader.txn(), reader.db(), meta_key::kTextGarbage) > 0;
   CandidateRules rules;
   // The filters an entry's key and flags answer: PCRE2 decides on the scan's threads only the
-  // candidates they keep (the loop below applies them again, with the rest).
+  // candidates they keep (the loop below applies them to the rest).
   rules.kept = [&](const Candidate& c) {
-    const TextEntry e = c.entry(log.data());
-    const size_t z = e.key.find('\0');
-    if (z == std::string_view::npos || e.key.size() < z + 9) return false;
-    if (scope.active() && !scope.allows(e.key.substr(0, z))) return false;
+    const std::optional<std::string_view> sid = session_in_message_key(c.key);
+    if (!sid || (scope.active() && !scope.allows(*sid))) return false;
+    TextEntry e;  // (for its reading of the flags)
+    e.flags = c.flags;
     return f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()));
   };
   // When those are all the filters and the answer is by session, the threads count what they settle
   // per session instead of handing each candidate over, except for sessions that were re-read:
   // their superseded entries may still be in the log, and the loop below checks each of theirs
   // against its record.
-  struct IdHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_set<std::string, IdHash, std::equal_to<>> reread;
+  IdSet reread;
   if (!o.by_message && !check_records) {
     if (superseded_entries)
       reader.epochs().for_each_value([&](const std::string& value) {
         if (auto sid = reader.session_of_value(value)) reread.insert(std::move(*sid));
       });
-    rules.counted = [&](const Candidate& c) {
-      return reread.empty() || !reread.count(c.key.substr(0, c.key.find('\0')));
-    };
+    // (asked only of candidates `kept` keeps: their keys name a session)
+    rules.counted = [&](const Candidate& c) { return reread.empty() || !reread.count(*session_in_message_key(c.key)); };
   }
   Candidates st = scan_log(log, patterns, deadline, rules);
   if (st.cut)
@@ -110,19 +104,11 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // 2. Confirm candidates, apply filters, aggregate per session.
   // Candidates found before a cut scan are still confirmed, for a tenth of the budget more.
   const Clock::time_point confirm_deadline = st.cut ? Clock::now() + o.time_budget / 10 : deadline;
-  // Does the message really match on its own? The scan's threads settled most candidates; for the
-  // rest, PCRE2 here (those a limit stopped there, or past the deadline) or a scan up to where the
-  // log scan saw the first match end; only when that match spanned entries is the whole text scanned.
-  auto matches_alone = [&](std::string_view text, uint64_t text_offset, uint64_t first_end, bool settled) {
-    if (settled) return true;  // the scan's threads decided what they could
-    if (pcre) return pcre->first_match(text).has_value();  // throws regex-too-costly at a limit
-    return exact_match_alone(scan_db, text, text_offset, first_end, scratch);
-  };
-  // A title is scanned whole, on its own: never "settled" by the log's scan (with anchors, an exact
-  // scan of each entry, every title matched as if it had been).
-  auto title_matches = [&](std::string_view title) {
-    if (pcre) return pcre->first_match(title).has_value();
-    return exact_match_alone(scan_db, title, 0, 0, scratch);
+  // Does a text (a candidate the scan's threads left unsettled, or a title) match on its own?
+  // PCRE2 when it decides (it throws regex-too-costly at a limit), else the exact database.
+  auto matches_alone = [&](std::string_view text) {
+    if (pcre) return pcre->first_match(text).has_value();
+    return exact_match_alone(scan_db, text, 0, 0, scratch);
   };
   struct Group {
     uint64_t count = 0;
@@ -156,14 +142,10 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
         break;
       }
       ++i;
+      if (!rules.kept(cand)) continue;
       const TextEntry e = cand.entry(log.data());
       const uint64_t start = e.start;
-      const size_t z = e.key.find('\0');
-      if (z == std::string_view::npos || e.key.size() < z + 9) continue;
-      std::string_view sid = e.key.substr(0, z);
-      if (scope.active() && !scope.allows(sid)) continue;
-      if (!f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type())))
-        continue;
+      const std::string_view sid = *session_in_message_key(e.key);
       if (sid != run.sid) {
         const auto value = superseded_entries ? reader.session_value(sid) : std::nullopt;
         run = {sid, value && reader.epochs().find(*value) != nullptr};
@@ -178,8 +160,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
               if (auto tc = ToolCallRec::decode(*v)) tool_names.push_back(tc->name);
         if (!f.message_matches(*msg, tool_names)) continue;
       }
-      // (only a match that spanned entries is no match here)
-      if (!matches_alone(e.text, e.text_offset, cand.first_end, cand.settled)) continue;
+      if (!cand.settled && !matches_alone(e.text)) continue;
       const int64_t ts = timestamp_of_message_key(e.key);
       if (!run.group) run.group = &groups[sid];
       Group& g = *run.group;
@@ -209,7 +190,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       if (f.since_ms && facets.ended_at < *f.since_ms) return;
       if (f.until_ms && facets.started_at >= *f.until_ms) return;
       facets.titles.searchable(titles);
-      if (std::none_of(titles.begin(), titles.end(), title_matches))
+      if (std::none_of(titles.begin(), titles.end(), matches_alone))
         return;
       if (auto s = SessionRec::decode(value)) title_only.push_back(std::move(*s));
     });
@@ -286,7 +267,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       hit.match_count = 1;
       // The snippet comes from the first title that matches (the shown one when it does).
       for (const auto& t : hit.session.searchable_titles())
-        if (title_matches(t)) {
+        if (matches_alone(t)) {
           locate_first(t, hit);
           break;
         }

@@ -94,6 +94,7 @@ struct ChunkState {
   std::vector<SessionCount> sessions;  // CandidateRules::counted
   KeptBytes keys;
   std::string_view taken_text;  // the last candidate's text in `copy`: what settling it reads
+  uint64_t taken_first_end = 0;  // whole-log scan: where the first match seen in it ends (file offset)
   uint64_t resume_at = 0;  // where on_candidate stopped the scan (past its entry); 0 = it did not
   bool scanned = false;
 };
@@ -102,19 +103,20 @@ struct ChunkState {
 // copy: settle_last (in scan_log) counts it, drops it or copies its key.
 void take(ChunkState& st, const TextEntry& local, uint64_t first_end) {
   st.candidates.push_back(
-      {local.key, local.start, local.text_offset, first_end, static_cast<uint32_t>(local.text.size()), local.flags});
+      {local.key, local.start, local.text_offset, static_cast<uint32_t>(local.text.size()), local.flags});
   st.taken_text = local.text;
+  st.taken_first_end = first_end;
 }
 
 // Counts a settled match towards its session's run (the chunk's last count when the candidates
 // before it were the same session's). `key` views the copy: what a count keeps is copied.
 void count_match(ChunkState& st, std::string_view key) {
-  const size_t z = key.find('\0');
-  if (z == std::string_view::npos || key.size() < z + 9) return;  // no message's key (as the caller skips it)
+  const std::optional<std::string_view> sid = session_in_message_key(key);
+  if (!sid) return;  // no message's key (the caller's filters drop those)
   const int64_t ts = timestamp_of_message_key(key);
-  if (st.sessions.empty() || st.sessions.back().sid != key.substr(0, z)) {
+  if (st.sessions.empty() || st.sessions.back().sid != *sid) {
     const std::string_view kept = st.keys.keep(key);
-    st.sessions.push_back({kept.substr(0, z), kept, 1, ts});
+    st.sessions.push_back({kept.substr(0, sid->size()), kept, 1, ts});
     return;
   }
   SessionCount& c = st.sessions.back();
@@ -408,14 +410,19 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     // counted here instead when the rules say so; one the caller keeps gets its key copied.
     const auto settle_last = [&](ChunkState& st, std::string_view text) {
       Candidate& c = st.candidates.back();
+      std::optional<bool> keeps;  // rules.kept(c), asked once
+      const auto kept = [&] {
+        if (!keeps) keeps = !rules.kept || rules.kept(c);
+        return *keeps;
+      };
       std::optional<bool> alone;
       if (p.per_entry && !p.confirm)  // the entry's own text, scanned by an exact database
         alone = true;
       else if (p.word_literals)  // -w literals, where their bytes allow
         alone = whole_word_literal(p, text, sc);
       else if (!p.confirm && !p.per_entry)  // unless the match seen spanned from the entry before
-        alone = exact_match_alone(p.scan.get(), text, c.text_offset, c.first_end, sc);
-      if (!alone && pcre && !costly.load(std::memory_order_relaxed) && (!rules.kept || rules.kept(c)) &&
+        alone = exact_match_alone(p.scan.get(), text, c.text_offset, st.taken_first_end, sc);
+      if (!alone && pcre && !costly.load(std::memory_order_relaxed) && kept() &&
           std::chrono::steady_clock::now() < deadline) {
         const PcreMatcher::Found f = pcre->find(text);
         if (f.too_costly)
@@ -428,15 +435,15 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         return;
       }
       c.settled = alone.has_value();
-      if (c.settled && rules.counted && rules.counted(c)) {
-        if (!rules.kept || rules.kept(c)) count_match(st, c.key);
+      if (c.settled && rules.counted && (!kept() || rules.counted(c))) {
+        if (kept()) count_match(st, c.key);
         st.candidates.pop_back();
         return;
       }
       c.key = st.keys.keep(c.key);
     };
     // The log is read into this thread's buffer a block at a time (TextLogReader::read), not
-    // scanned in the map; candidates keep views of the map for later.
+    // scanned in the map.
     std::vector<char> block;
     uint64_t block_from = 0, block_to = 0;  // the log's bytes the buffer holds
     // Makes st.copy hold the log's bytes [from, until) (reading up to `chunk_end` a block at a

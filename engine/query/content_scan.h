@@ -81,7 +81,6 @@ struct Candidate {
   std::string_view key;
   uint64_t start = 0;        // the entry's offset in the log
   uint64_t text_offset = 0;  // its text's
-  uint64_t first_end = 0;    // whole-log scan: end of the first match seen (file offset)
   uint32_t text_len = 0;
   uint8_t flags = 0;         // as TextEntry::flags
   bool settled = false;      // the scan found the entry matches alone (those it found do not are no
@@ -123,10 +122,11 @@ struct CandidateRules {
   // are left to the caller, whose filters drop them before PCRE2 sees them: a message no filter
   // keeps must never make an answer "regex-too-costly". Empty: every candidate.
   std::function<bool(const Candidate&)> kept;
-  // Which settled candidates the threads count per session themselves (Candidates::sessions; those
-  // `kept` drops are dropped) instead of handing each over, a common word making hundreds of
+  // Which settled candidates `kept` keeps the threads count per session themselves
+  // (Candidates::sessions) instead of handing each over, a common word making hundreds of
   // thousands: those for which `kept` is all the filtering there is and that count only towards
-  // their session. Empty: none.
+  // their session. Set, it also lets the threads drop the settled candidates `kept` drops. Empty:
+  // none.
   std::function<bool(const Candidate&)> counted;
 };
 

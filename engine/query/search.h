@@ -53,6 +53,13 @@ void for_each_session_entry(const IndexReader& reader, const Filters& filters,
 void for_each_matching_session(const IndexReader& reader, const Filters& filters,
                                const std::function<void(std::string_view key, const SessionFacets& s)>& visit);
 
+// A set of ids asked with views (std::string_view finds a std::string): no string made per lookup.
+struct ViewHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+};
+using IdSet = std::unordered_set<std::string, ViewHash, std::equal_to<>>;
+
 // Sessions passing the session-level filters, or nullopt when there are none (everything passes).
 class SessionScope {
  public:
@@ -66,12 +73,8 @@ class SessionScope {
  private:
   bool active_ = false;
   Key key_;
-  // Hashed and compared as views: allows() asks with the text log's key, no string made per entry.
-  struct IdHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_set<std::string, IdHash, std::equal_to<>> allowed_;  // Key::Id
+  // Asked with views: allows() takes the text log's key, no string made per entry.
+  IdSet allowed_;                            // Key::Id
   std::vector<bool> numbers_;                // Key::DocumentValue: by session number
 };
 

@@ -461,9 +461,14 @@ std::string session_of_message_key(std::string_view key) {
 }
 
 int64_t timestamp_of_message_key(std::string_view key) {
-  size_t z = key.find('\0');
-  if (z == std::string_view::npos || key.size() < z + 9) return 0;
-  return unsortable_i64(get_be64(key, z + 1));
+  const std::optional<std::string_view> sid = session_in_message_key(key);
+  return sid ? unsortable_i64(get_be64(key, sid->size() + 1)) : 0;
+}
+
+std::optional<std::string_view> session_in_message_key(std::string_view key) {
+  const size_t z = key.find('\0');
+  if (z == std::string_view::npos || key.size() < z + 9) return std::nullopt;
+  return key.substr(0, z);
 }
 
 std::string pair_key(std::string_view a, std::string_view b) {

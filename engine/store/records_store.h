@@ -185,6 +185,9 @@ struct FileStateView {
 std::string message_key(std::string_view session_id, int64_t ts_ms, uint32_t file_tag, uint64_t line_offset);
 std::string session_of_message_key(std::string_view key);
 int64_t timestamp_of_message_key(std::string_view key);
+// The session id a message key starts with, as a view of `key`; nullopt when `key` is no message's
+// (no separator, or no time after it).
+std::optional<std::string_view> session_in_message_key(std::string_view key);
 // Every key part is bounded (ingest/bounded_id.h) so no key reaches LMDB's 511-byte limit: ids
 // arrive bounded from ingest/, paths and project names are bounded here. A record whose key holds
 // a bounded part keeps the full value in its value (FileState::path, session_files' value).
