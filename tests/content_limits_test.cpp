@@ -93,6 +93,63 @@ TEST_CASE("content limits: a costly message the filters drop is no error", "[har
   CHECK_THROWS_AS(with(costly_session), BadInput);
 }
 
+TEST_CASE("content limits: a costly message stops the threads' confirming, and the rest is still asked",
+          "[hardening][content]") {
+  // A log past the size two scanning threads share (8 MB). The costly messages are on a branch only
+  // their records name, so the threads (which filter on keys and flags) confirm them, hit PCRE2's
+  // limit and stop confirming; the main thread then asks the rest in log order after the record
+  // filters. Whatever thread met a costly message first, and wherever the chunks were cut, an answer
+  // whose filters drop them holds every matching message, and an unfiltered one is regex-too-costly.
+  const std::string run = word_run(3000);
+  const std::string costly = run + " x " + run + " y";
+  std::string filler;  // no 'x': never a candidate
+  while (filler.size() < 8000) filler += "lorem ipsum dolor sit amet ";
+  TempDir tmp{"costly-threads"};
+  const std::string src = tmp / "claude", idx = tmp / "index";
+  // Four sessions: costly messages at the start, middle and end of 0 and 2; matches spread over all.
+  size_t matches = 0;
+  for (size_t s = 0; s < 4; ++s) {
+    const std::string sid = SyntheticIndex::sid_of(s);
+    std::string lines;
+    for (size_t m = 0; m < 300; ++m) {
+      const bool is_costly = s % 2 == 0 && (m == 0 || m == 150 || m == 299);
+      const bool is_match = !is_costly && m % 25 == 3;
+      matches += is_match;
+      const std::string text = is_costly ? costly : is_match ? "short words aax " + std::to_string(m) : filler;
+      char ts[40];
+      std::snprintf(ts, sizeof ts, "2026-03-01T%02zu:%02zu:%02zu.000Z", m / 3600, (m / 60) % 60, m % 60);
+      lines += R"({"type":"user","cwd":"/w/proj","gitBranch":")" + std::string(is_costly ? "slow" : "main") +
+               R"(","sessionId":")" + sid + R"(","message":{"role":"user","content":)" + json_string(text) +
+               R"(},"uuid":"u-)" + std::to_string(s) + "-" + std::to_string(m) + R"(","timestamp":")" + ts + "\"}\n";
+    }
+    write_file(src + "/-w-proj/" + sid + ".jsonl", lines);
+  }
+  REQUIRE(run_index(idx, {{"claude", src}}, IndexOptions{}).bad_lines == 0);
+  const std::string pattern = "(\\w+)*\\1x";
+  auto with = [&](FilterArgs a, bool by_message) {
+    a.limit = 1000;
+    IndexReader r(idx);
+    ContentOptions o;
+    o.patterns = {pattern};
+    o.by_message = by_message;
+    return run_content(r, parse_filters(a, 0, 20), o);
+  };
+  FilterArgs main_branch;
+  main_branch.branch = {"main"};
+  for (int round = 0; round < 3; ++round) {  // the threads' order varies from run to run
+    INFO("round " << round);
+    const QueryResult by_message = with(main_branch, true);
+    CHECK(by_message.total == matches);
+    CHECK(by_message.hits.size() == matches);
+    CHECK_FALSE(by_message.truncated);
+    const QueryResult by_session = with(main_branch, false);
+    REQUIRE(by_session.hits.size() == 4);
+    for (const Hit& h : by_session.hits) CHECK(h.match_count == matches / 4);
+    CHECK_THROWS_AS(with(FilterArgs{}, true), BadInput);
+    CHECK_THROWS_AS(with(FilterArgs{}, false), BadInput);
+  }
+}
+
 TEST_CASE("content limits: the time budget returns a flagged partial answer", "[hardening][content]") {
   SyntheticIndex ix({{"alpha one", "alpha two"}, {"alpha three"}});
   QueryResult whole = content(ix, {"alpha"});
