@@ -52,6 +52,22 @@ void parse_usage(element message, Message& m) {
   }
 }
 
+// A tool result too large for the model's context reaches it as a 2 KB preview: "<persisted-output>
+// Output too large (80.1KB). Full output saved to: …", the whole output in a file Claude Code deletes
+// with the transcript. toolUseResult holds it whole, and the archive is where it survives.
+bool is_persisted_preview(std::string_view appended) {
+  if (!appended.empty() && appended.front() == '\n') appended.remove_prefix(1);  // append_part's separator
+  return appended.starts_with("<persisted-output>");
+}
+
+// The whole output of a persisted result, after its preview: Bash's stdout and stderr, Grep's
+// content, Read's file.content (the fields toolUseResult gives them; other fields are metadata).
+void append_full_output(element tur, std::string& text) {
+  for (const char* field : {"stdout", "stderr", "content"}) append_part(text, str_field(tur, field));
+  element file;
+  if (tur["file"].get(file) == simdjson::SUCCESS && file.is_object()) append_part(text, str_field(file, "content"));
+}
+
 void parse_user_content(element obj, element content, Message& m) {
   std::string_view s;
   if (content.get_string().get(s) == simdjson::SUCCESS) {
@@ -61,7 +77,7 @@ void parse_user_content(element obj, element content, Message& m) {
   }
   array blocks;
   if (content.get_array().get(blocks) != simdjson::SUCCESS) return;
-  bool any_text = false;
+  bool any_text = false, persisted = false;
   for (element b : blocks) {
     std::string_view type = str_field(b, "type");
     if (type == "text") {
@@ -72,7 +88,9 @@ void parse_user_content(element obj, element content, Message& m) {
       r.tool_use_id = bounded_id(str_field(b, "tool_use_id"));
       r.is_error = bool_field(b, "is_error");
       element c;
+      const size_t before = m.text.size();
       if (b["content"].get(c) == simdjson::SUCCESS) collect_result_text(c, m.text);
+      persisted = persisted || is_persisted_preview(std::string_view(m.text).substr(before));
       m.tool_results.push_back(std::move(r));
     }
     // image blocks: never index image bytes.
@@ -101,6 +119,7 @@ void parse_user_content(element obj, element content, Message& m) {
         m.spawned_duration_ms = int_field(tur, "totalDurationMs");
         m.spawned_total_tokens = int_field(tur, "totalTokens");
       }
+      if (persisted) append_full_output(tur, m.text);
     }
   } else if (any_text) {
     m.content_type = is_command_envelope(m.text) ? ContentType::Command : ContentType::Text;

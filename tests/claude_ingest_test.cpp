@@ -295,3 +295,44 @@ TEST_CASE("claude: a number outside int64's range reads as unknown, never a cast
   REQUIRE(durations.size() == 1);
   CHECK(durations[0] == 0);
 }
+
+TEST_CASE("claude: a persisted tool result keeps its whole output after the preview", "[claude]") {
+  // A real Grep result of 42.8 KB: the model got a 2 KB "<persisted-output>" preview, the whole
+  // output is in toolUseResult.content (and in a file Claude Code deletes with the transcript).
+  auto ps = parse_file("-Users-soph-Work-entire-devenv-cli/97007e37-53bd-4456-9a49-c0f8081081a7.jsonl");
+  bool found = false;
+  for (const auto& p : ps) {
+    if (p.rec.messages.empty() || p.raw.find("<persisted-output>") == std::string::npos) continue;
+    found = true;
+    const Message& m = p.rec.messages.at(0);
+    CHECK(m.role == Role::Tool);
+    CHECK(m.text.starts_with("<persisted-output>"));  // the preview first, as the model saw it
+    // Past the preview: words only the whole output holds.
+    CHECK(m.text.find("TestShadow_ShadowBranchNaming") != std::string::npos);
+    CHECK(m.text.find("GetCheckpointIDFromCommitMessage") != std::string::npos);
+    CHECK(m.text.size() > 44000);
+  }
+  CHECK(found);
+
+  auto result_of = [](const std::string& content, const std::string& tool_use_result) {
+    One o = parse_one(R"({"type":"user","uuid":"u-1","sessionId":"s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_1","content":)" +
+                      content + R"(}]},"toolUseResult":)" + tool_use_result + "}");
+    REQUIRE(o.kept);
+    return o.rec.messages.at(0).text;
+  };
+  const std::string preview = R"("<persisted-output>\nOutput too large (99KB). Full output saved to: /h/x.txt\n\nPreview (first 2KB):\nhead\n</persisted-output>")";
+  // Bash: stdout and stderr.
+  std::string bash = result_of(preview, R"({"stdout":"head and bashtail","stderr":"warnword","interrupted":false,"persistedOutputPath":"/h/x.txt"})");
+  CHECK(bash.find("bashtail") != std::string::npos);
+  CHECK(bash.find("warnword") != std::string::npos);
+  CHECK(bash.find("persistedOutputPath") == std::string::npos);
+  // Read: file.content; and the preview as an array of text blocks.
+  std::string read = result_of(R"([{"type":"text","text":)" + preview + "}]",
+                               R"({"type":"text","file":{"filePath":"/w/a.ts","content":"readtail"}})");
+  CHECK(read.starts_with("<persisted-output>"));
+  CHECK(read.find("readtail") != std::string::npos);
+  // A result that is not a preview keeps only its own text: toolUseResult repeats it.
+  CHECK(result_of(R"("short output")", R"({"stdout":"short output copy"})") == "short output");
+  // A preview whose toolUseResult is not an object (an error string) keeps the preview alone.
+  CHECK(result_of(preview, R"("Error: failed")").starts_with("<persisted-output>"));
+}

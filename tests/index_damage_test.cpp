@@ -367,6 +367,31 @@ TEST_CASE("damage: check finds zeroed bytes in the middle of text.log, which the
   expect_repaired(c, idx);
 }
 
+TEST_CASE("damage: check finds a text changed inside one entry, every header intact", "[hardening][damage]") {
+  // Bytes changed (not zeroed) inside a message's text: every entry still ends where the next
+  // begins, so only the record's checksum of the text can tell (MessageRec::text_crc).
+  CleanIndex& c = clean();
+  TempDir t{"changed-text"};
+  const std::string idx = t / "index";
+  copy_tree(c.idx, idx);
+  const std::string log = read_file(idx + "/text.log");
+  for (const std::string_view at_least : {"the ", "e"}) {  // a common word inside some text
+    const size_t pos = log.find(at_least, log.size() / 3);
+    if (pos == std::string::npos) continue;
+    overwrite(idx + "/text.log", pos, "Q");
+    break;
+  }
+  RunResult chk = c.run({"check"}, idx, false);
+  INFO(chk.out << chk.err);
+  CHECK(chk.exit_code == 1);
+  CHECK(damaged_parts(chk.out) == std::set<std::string>{"text.log"});
+  CHECK(chk.out.find("checksum") != std::string::npos);
+  // status (the checks every open makes, no deep pass) does not read every text.
+  RunResult st = c.run({"status"}, idx, false);
+  CHECK(st.exit_code == 0);
+  expect_repaired(c, idx);
+}
+
 TEST_CASE("damage: the writer leaves a truncated text.log as it is instead of extending it with zeros", "[hardening][damage]") {
   CleanIndex& c = clean();
   TempDir t{"damaged"};

@@ -152,6 +152,9 @@ TEST_CASE("upgrade: a schema-17 index (stop 23) keeps its archived sessions and 
 TEST_CASE("upgrade: a schema-18 index (stop 31) keeps its archived sessions and memories", "[upgrade][archive]") {
   check_upgrade_from(18);
 }
+TEST_CASE("upgrade: a schema-19 index (Dec 3 through stop 43) keeps its archived sessions and memories", "[upgrade][archive]") {
+  check_upgrade_from(19);
+}
 
 TEST_CASE("upgrade: read before its upgrade (--no-refresh), an older index says so and answers nothing wrong",
           "[upgrade][archive]") {

@@ -399,3 +399,13 @@ TEST_CASE("search: list time filters select sessions that overlap the range", "[
     auto after = ls(fx, [](FilterArgs& a) { a.since = "2026-01-09T14:10:24.912Z"; a.until = "2026-01-10T00:00:00Z"; });
     CHECK(after.hits.empty());
 }
+
+TEST_CASE("search: a persisted tool result is found by its whole output, not only its preview", "[search]") {
+    // The Grep result 95b9a81e… reached the model as a 2 KB preview; its whole 42.8 KB output
+    // (toolUseResult) is indexed after it: a word only the output holds is found by both searches.
+    Fixture fx(kAll);
+    const std::set<std::string> result = {"95b9a81e-7a93-4ca3-a0fb-f7ccaeea3922"};
+    CHECK(message_uuids(kw_msg(fx, "TestShadow_ShadowBranchNaming")) == result);
+    CHECK(message_uuids(ct(fx, {{"GetCheckpointIDFromCommitMessage"}, false, false, false, true})) == result);
+    CHECK(message_uuids(ct(fx, {{"TestShadow_\\w+Naming"}, false, false, true, true})) == result);
+}

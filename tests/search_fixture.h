@@ -222,6 +222,7 @@ std::vector<CorpusMessage> read_transcript(const std::string& path) {
         m.timestamp = std::string(str(o, "timestamp"));
         m.meta = flag(o, "isMeta") || flag(o, "isCompactSummary");
         simdjson::dom::element content;
+        bool persisted = false;
         if (o["message"]["content"].get(content) == simdjson::SUCCESS) {
             std::string_view s;
             if (content.get_string().get(s) == simdjson::SUCCESS) {
@@ -244,13 +245,24 @@ std::vector<CorpusMessage> read_transcript(const std::string& path) {
                             std::string_view cs;
                             if (c.get_string().get(cs) == simdjson::SUCCESS) {
                                 append_part(m.text, cs);
+                                persisted = persisted || cs.starts_with("<persisted-output>");
                             } else if (simdjson::dom::array parts; c.get_array().get(parts) == simdjson::SUCCESS) {
                                 for (simdjson::dom::element cb : parts)
-                                    if (str(cb, "type") == "text") append_part(m.text, str(cb, "text"));
+                                    if (str(cb, "type") == "text") {
+                                        append_part(m.text, str(cb, "text"));
+                                        persisted = persisted || str(cb, "text").starts_with("<persisted-output>");
+                                    }
                             }
                         }
                     }
                 }
+            }
+            // A result the model got as a preview: its whole output follows, from toolUseResult.
+            simdjson::dom::element full;
+            if (persisted && o["toolUseResult"].get(full) == simdjson::SUCCESS && full.is_object()) {
+                for (const char* field : {"stdout", "stderr", "content"}) append_part(m.text, str(full, field));
+                simdjson::dom::element file;
+                if (full["file"].get(file) == simdjson::SUCCESS && file.is_object()) append_part(m.text, str(file, "content"));
             }
         }
         out.push_back(std::move(m));

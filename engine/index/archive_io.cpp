@@ -8,6 +8,7 @@
 #include <simdjson.h>
 
 #include "engine/index/schema.h"
+#include "engine/store/crc32c.h"
 #include "engine/store/usage_agg.h"
 #include "ingest/claude.h"
 #include "ingest/tool_paths.h"
@@ -111,6 +112,10 @@ ArchiveTables ArchiveTables::of(const Dbis& db) {
 //            the rebuild's documents carry it, no record changes;
 //   18 -> 19 puts the session's number in that slot (engine/store/session_numbers.h): the new
 //            env numbers its sessions as the rebuild builds their documents, no record changes.
+//   19 -> 20 appended the text's CRC-32C to MessageRec (write_session computes it as it appends
+//            the text to the new log), and gives a persisted tool result (a "<persisted-output>"
+//            preview) its whole output from toolUseResult: the rebuild re-reads every source there
+//            is; an archived session keeps the preview it was stored with (its source is gone).
 std::optional<SchemaSteps> schema_steps(uint64_t from, uint64_t to) {
   if (from < kOldestMigratedSchema || from > to || to > kSchemaVersion) return std::nullopt;
   SchemaSteps s;
@@ -182,6 +187,7 @@ void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSessi
                                       static_cast<unsigned>(m.content_type));
     m.text_offset = log.append(m.key, flags, text);
     m.text_len = text.size();
+    m.text_crc = crc32c(text);  // (a record carried over from before schema 20 had none)
     w.put(db.messages, m.key, m.encode());
     w.put(db.msg_uuid, message_uuid_key(s.id, m.uuid), m.key);
   }

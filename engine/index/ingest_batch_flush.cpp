@@ -5,6 +5,7 @@
 #include "engine/store/codec.h"
 #include "engine/store/session_numbers.h"
 #include "engine/index/ingest_batch.h"
+#include "engine/store/crc32c.h"
 #include "engine/store/trace.h"
 
 namespace osearch {
@@ -50,6 +51,7 @@ void IngestBatch::flush() {
                                 static_cast<unsigned>(pm.rec.content_type));
     pm.rec.text_offset = log_.append(pm.rec.key, flags, pm.text);  // shard threads never read these two
     pm.rec.text_len = pm.text.size();
+    pm.rec.text_crc = crc32c(pm.text);
   }
   log_.sync();
   timer.mark("text log");

@@ -12,8 +12,10 @@ namespace osearch {
 // 16: largest usage per API message, usage_agg/tool_agg/file_agg;
 // 17: msg_uuid keyed sid\0uuid, message documents carry the uuid term (XU);
 // 18: documents' session slot holds session_value (a UUID as 16 bytes);
-// 19: documents' session slot holds the session's number (session_numbers, sessions_by_number)
-inline constexpr uint64_t kSchemaVersion = 19;
+// 19: documents' session slot holds the session's number (session_numbers, sessions_by_number);
+// 20: message records end with their text's CRC-32C; a persisted Claude tool result's text holds
+//     its whole output (toolUseResult) after the preview
+inline constexpr uint64_t kSchemaVersion = 20;
 
 // The oldest schema whose archived sessions an upgrade carries over (see schema_steps).
 inline constexpr uint64_t kOldestMigratedSchema = 10;

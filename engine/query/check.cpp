@@ -1,6 +1,7 @@
 #include "engine/query/check.h"
 
 #include "engine/store/codec.h"
+#include "engine/store/crc32c.h"
 #include "engine/store/session_numbers.h"
 #include "engine/index/source_watch.h"
 #include "engine/store/memory_store.h"
@@ -41,6 +42,7 @@ struct RecordsFacts {
   std::vector<std::string> shards;
   std::string text_log = "text", titles = "titles";  // part names the env gives (engine/index/index_parts.h)
   std::vector<std::string> problems;
+  std::vector<std::string> text_problems;  // the text log's, found through the records (deep)
   uint64_t get(const std::string& k) const {
     auto it = n.find(k);
     return it == n.end() ? 0 : it->second;
@@ -50,6 +52,7 @@ struct RecordsFacts {
 // --- the child: walks every named database and writes what it found, one line each ------------
 //   F <name> <value>   a fact     S <name>   a listed shard     P <text>   a problem
 //   T <name>           the text log's name     L <name>   the titles database's name
+//   X <text>           a problem of the text log (deep: each message's text against its checksum)
 
 struct NamedDb {
   const char* name;
@@ -57,7 +60,7 @@ struct NamedDb {
 };
 
 // `alive` is called every few thousand entries (the parent's sign that the walk is not stuck).
-std::string walk_records(const std::string& dir, const std::function<void()>& alive) {
+std::string walk_records(const std::string& dir, bool deep, const std::function<void()>& alive) {
   std::string out;
   Store store(dir, Store::Mode::Read);
   const Dbis& db = store.db();
@@ -69,10 +72,19 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
   fact("generation", Store::meta_u64(txn, db, meta_key::kXapianGeneration));
   if (auto v = txn.get(db.meta, meta_key::kXapianShards))
     for (const auto& s : XapianLayout::decode_shards(*v)) out += "S " + s + "\n";
+  // Deep: the text log too, to compare each message's text with its record's checksum (a log
+  // that does not open is the parent's finding: check_text_log opens it again).
+  TextLogReader text_log;
+  bool text_open = false;
   try {
     const IndexParts parts = read_parts(txn, db);
     out += "T " + parts.text_log + "\n";
     out += "L " + parts.layout.titles + "\n";
+    if (deep) try {
+        text_log.open(dir, text_bytes, Store::meta_u64(txn, db, meta_key::kTextEntries), parts.text_log);
+        text_open = true;
+      } catch (const std::exception&) {
+      }
   } catch (const std::exception& e) {
     out += std::string("P ") + e.what() + "\n";
   }
@@ -90,7 +102,7 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
                          {"failed_results", db.failed_results}, {"usage_agg", db.usage_agg}, {"tool_agg", db.tool_agg},
                          {"file_agg", db.file_agg}, {"file_links", db.file_links},
                          {"session_numbers", db.session_numbers}, {"sessions_by_number", db.sessions_by_number}};
-  uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0;
+  uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0, text_unread = 0, text_changed = 0;
   for (const auto& [name, dbi] : all) {
     uint64_t entries = 0, bad = 0;
     const std::string_view n(name);
@@ -112,7 +124,15 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
           continue;
         }
         // An entry is at least 9 header bytes around its text, all inside the committed log.
-        if (m->text_offset + 9 + m->text_len > text_bytes) ++text_outside;
+        if (m->text_offset + 9 + m->text_len > text_bytes) {
+          ++text_outside;
+        } else if (text_open) {
+          TextEntry e;
+          if (!text_log.entry_at(m->text_offset, e) || e.key != k || e.text.size() != m->text_len)
+            ++text_unread;
+          else if (m->text_crc && crc32c(e.text) != *m->text_crc)
+            ++text_changed;
+        }
         if (!in_flight.empty() && in_flight.count(k.substr(0, k.find('\0')))) ++in_flight_messages;
       } else if (n == "files") {
         bad += !FileState::decode(k, v);
@@ -143,6 +163,10 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
     out += "P " + std::to_string(text_outside) + " messages point past the committed text log (" +
            std::to_string(text_bytes) + " bytes)\n";
   if (unnumbered) out += "P " + std::to_string(unnumbered) + " sessions have no number (`session_numbers`)\n";
+  if (text_unread)
+    out += "X " + std::to_string(text_unread) + " messages' entries are not where their records say (overwritten)\n";
+  if (text_changed)
+    out += "X " + std::to_string(text_changed) + " messages' texts differ from their records' checksums (zeroed or overwritten)\n";
   fact("titled_sessions", titled);
   fact("in_flight_messages", in_flight_messages);
   return out;
@@ -151,7 +175,7 @@ std::string walk_records(const std::string& dir, const std::function<void()>& al
 // Runs walk_records in a child: a page of random bytes may crash LMDB, and that is a finding. The
 // walk is read-only, so a child that stops responding (a lock held at fork: engine/store/child_run.h)
 // is simply forked again.
-RecordsFacts read_records(const std::string& dir) {
+RecordsFacts read_records(const std::string& dir, bool deep) {
   RecordsFacts f;
   ChildLimits limits;
   limits.silence = kWalkSilence;
@@ -164,7 +188,7 @@ RecordsFacts read_records(const std::string& dir) {
         int rc = 0;
         std::string out;
         try {
-          out = walk_records(dir, [fd] { write_all(fd, "\n"); });
+          out = walk_records(dir, deep, [fd] { write_all(fd, "\n"); });
         } catch (const IndexDamaged& e) {
           out = "P " + e.problem() + "\n";
           rc = 1;
@@ -193,6 +217,8 @@ RecordsFacts read_records(const std::string& dir) {
       f.titles = rest;
     } else if (line[0] == 'P') {
       f.problems.push_back(rest);
+    } else if (line[0] == 'X') {
+      f.text_problems.push_back(rest);
     }
   }
   if (WIFSIGNALED(child.status) && !child.silent && !child.timed_out) {
@@ -249,6 +275,11 @@ void check_text_log(const std::string& dir, const RecordsFacts& f, bool deep, Ch
                     std::to_string(next) + "): zeroed or overwritten";
       return;
     }
+  }  // Then what the records' walk found in the texts (their checksums).
+  if (!f.text_problems.empty()) {
+    log.ok = false;
+    log.problem = f.text_problems.front();
+    for (size_t i = 1; i < f.text_problems.size(); ++i) log.problem += "; " + f.text_problems[i];
   }
 }
 
@@ -350,7 +381,7 @@ CheckReport check_index(const std::string& dir, const CheckOptions& options) {
     records.ok = false;
     records.problem = meta;
   } else {
-    facts = read_records(dir);
+    facts = read_records(dir, options.deep);
     if (!facts.problems.empty()) {
       records.ok = false;
       records.problem = facts.problems.front();

@@ -190,6 +190,7 @@ std::string MessageRec::encode() const {
   e.u64(text_len);
   e.u64(tool_call_ids.size());
   for (const auto& t : tool_call_ids) e.str(t);
+  if (text_crc) e.u64(*text_crc);  // appended: a record written before it existed ends here
   return e.take();
 }
 
@@ -214,6 +215,11 @@ std::optional<MessageRec> MessageRec::decode(std::string_view key, std::string_v
   r.text_len = d.u64();
   uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) r.tool_call_ids.emplace_back(d.str());
+  if (d.ok() && !d.at_end()) {
+    const uint64_t crc = d.u64();
+    if (crc > UINT32_MAX) return std::nullopt;
+    r.text_crc = static_cast<uint32_t>(crc);
+  }
   if (!d.ok()) return std::nullopt;
   return r;
 }

@@ -91,6 +91,9 @@ struct MessageRec {
   uint64_t text_offset = 0;  // entry start in the text log
   uint64_t text_len = 0;
   std::vector<std::string> tool_call_ids;
+  // crc32c of the text (engine/store/crc32c.h), for `osearch check`; absent in records written
+  // before schema 20 that an upgrade carried over from an archive.
+  std::optional<uint32_t> text_crc;
 
   // The adapters decide: a command envelope without arguments is meta, one with arguments is the
   // user's words (SPEC §3); injected context, caveats and reminders are meta.
