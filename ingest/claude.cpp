@@ -187,7 +187,8 @@ size_t skip_ide_context(std::string_view text) {
   }
 }
 
-bool parse_message(element obj, std::string_view type, Message& m) {
+// The fields every message-like line shares. False without a uuid (messages are stored by it).
+bool parse_envelope(element obj, std::string_view type, Message& m) {
   m.uuid = bounded_id(str_field(obj, "uuid"));
   if (m.uuid.empty()) return false;
   m.type = std::string(type);
@@ -200,6 +201,20 @@ bool parse_message(element obj, std::string_view type, Message& m) {
   m.git_branch = std::string(str_field(obj, "gitBranch"));
   m.version = std::string(str_field(obj, "version"));
   m.skill = std::string(str_field(obj, "attributionSkill"));
+  return true;
+}
+
+// What the user's text is: a compaction summary, a command envelope, or words; meta or not.
+void classify_user_text(Message& m, bool meta_flag) {
+  if (m.role == Role::User && m.content_type == ContentType::Text && is_meta_user_text(m.text)) meta_flag = true;
+  // A slash command's envelope is control plane; the arguments the user typed after it are theirs.
+  if (m.content_type == ContentType::Command && command_args(m.text).empty()) meta_flag = true;
+  if (m.role == Role::User && m.content_type == ContentType::Text) m.prompt_offset = skip_ide_context(m.text);
+  m.is_meta = meta_flag;
+}
+
+bool parse_message(element obj, std::string_view type, Message& m) {
+  if (!parse_envelope(obj, type, m)) return false;
   bool meta_flag = bool_field(obj, "isMeta");
   bool compact_summary = bool_field(obj, "isCompactSummary");
 
@@ -222,11 +237,34 @@ bool parse_message(element obj, std::string_view type, Message& m) {
   }
   // A compaction summary is the richest description of a long session: searchable by default.
   if (compact_summary) m.content_type = ContentType::Summary;
-  if (m.role == Role::User && m.content_type == ContentType::Text && is_meta_user_text(m.text)) meta_flag = true;
-  // A slash command's envelope is control plane; the arguments the user typed after it are theirs.
-  if (m.content_type == ContentType::Command && command_args(m.text).empty()) meta_flag = true;
-  if (m.role == Role::User && m.content_type == ContentType::Text) m.prompt_offset = skip_ide_context(m.text);
-  m.is_meta = meta_flag;
+  classify_user_text(m, meta_flag);
+  return true;
+}
+
+// A prompt typed while the agent was busy reaches the model, from 2.1.114 on, as an `attachment`
+// line of type queued_command, and is in the transcript nowhere else: a user message. One a person
+// did not type (its origin another kind, e.g. a task's message) or marked isMeta is meta.
+bool parse_queued_prompt(element obj, Message& m) {
+  element att;
+  if (obj["attachment"].get(att) != simdjson::SUCCESS || !att.is_object() ||
+      str_field(att, "type") != "queued_command" || !parse_envelope(obj, "user", m))
+    return false;
+  m.role = Role::User;
+  element prompt;
+  if (att["prompt"].get(prompt) == simdjson::SUCCESS) {
+    std::string_view s;
+    if (prompt.get_string().get(s) == simdjson::SUCCESS)
+      m.text.assign(s);
+    else if (array blocks; prompt.get_array().get(blocks) == simdjson::SUCCESS)
+      for (element b : blocks)
+        if (str_field(b, "type") == "text") append_part(m.text, str_field(b, "text"));  // never image bytes
+  }
+  if (m.text.empty()) return false;
+  m.content_type = is_command_envelope(m.text) ? ContentType::Command : ContentType::Text;
+  element origin;
+  const bool other_origin = att["origin"].get(origin) == simdjson::SUCCESS && origin.is_object() &&
+                            str_field(origin, "kind") != "human";
+  classify_user_text(m, bool_field(obj, "isMeta") || bool_field(att, "isMeta") || other_origin);
   return true;
 }
 
@@ -264,6 +302,12 @@ bool parse_claude_object(element obj, LineRecords& out) {
   if (type == "user" || type == "assistant") {
     Message m;
     if (!parse_message(obj, type, m)) return false;
+    out.messages.push_back(std::move(m));
+    return true;
+  }
+  if (type == "attachment") {
+    Message m;
+    if (!parse_queued_prompt(obj, m)) return false;
     out.messages.push_back(std::move(m));
     return true;
   }

@@ -336,3 +336,55 @@ TEST_CASE("claude: a persisted tool result keeps its whole output after the prev
   // A preview whose toolUseResult is not an object (an error string) keeps the preview alone.
   CHECK(result_of(preview, R"("Error: failed")").starts_with("<persisted-output>"));
 }
+
+TEST_CASE("claude: a prompt queued while the agent was busy is the user's message", "[claude]") {
+  // 2.1.219, real: seven prompts the user typed mid-turn reach the model as queued_command
+  // attachments and are nowhere else in the file.
+  JsonlReader reader;
+  std::vector<Message> queued;
+  REQUIRE(reader.read(corpus_claude_dir() + "/D--oh-my-posh/6b6f4218-0b12-4d55-b930-462903683bea.jsonl", 0,
+                      [&](simdjson::dom::element obj, uint64_t) {
+                        LineRecords rec;
+                        std::string_view type;
+                        if (obj["type"].get_string().get(type) == simdjson::SUCCESS && type == "attachment" &&
+                            parse_claude_object(obj, rec))
+                          for (auto& m : rec.messages) queued.push_back(std::move(m));
+                      })
+              .ok);
+  REQUIRE(queued.size() == 7);
+  for (const Message& m : queued) {
+    CHECK(m.role == Role::User);
+    CHECK(m.content_type == ContentType::Text);
+    CHECK_FALSE(m.is_meta);
+    CHECK_FALSE(m.uuid.empty());
+    CHECK_FALSE(m.parent_uuid.empty());
+    CHECK(m.timestamp_ms > 0);
+    CHECK(m.cwd == "D:\\oh-my-posh");
+  }
+  CHECK(queued[1].uuid == "7b7da269-566e-480d-a44a-a9d16d8b84a4");
+  CHECK(queued[1].text.starts_with("why do we have three flavors of the website coloring?"));
+
+  auto attachment = [](const std::string& att) {
+    return parse_one(R"({"type":"attachment","uuid":"a-1","parentUuid":"p-1","sessionId":"s","timestamp":"2026-07-29T05:06:14.216Z","attachment":)" +
+                     att + "}");
+  };
+  // Text blocks of a prompt with an image; never the image's bytes.
+  One blocks = attachment(R"({"type":"queued_command","prompt":[{"type":"image","source":{"type":"base64","data":"QUJD"}},{"type":"text","text":"look at this"}],"origin":{"kind":"human"}})");
+  REQUIRE(blocks.kept);
+  CHECK(blocks.rec.messages.at(0).text == "look at this");
+  CHECK_FALSE(blocks.rec.messages.at(0).is_meta);
+  // Not typed by a person, or marked meta: meta. A slash command: a command envelope.
+  One from_task = attachment(R"({"type":"queued_command","prompt":"task says hi","origin":{"kind":"task","senderTaskId":"t1"}})");
+  REQUIRE(from_task.kept);
+  CHECK(from_task.rec.messages.at(0).is_meta);
+  One meta = attachment(R"({"type":"queued_command","prompt":"hidden","isMeta":true})");
+  REQUIRE(meta.kept);
+  CHECK(meta.rec.messages.at(0).is_meta);
+  One command = attachment(R"({"type":"queued_command","prompt":"<command-name>/compact</command-name>"})");
+  REQUIRE(command.kept);
+  CHECK(command.rec.messages.at(0).content_type == ContentType::Command);
+  // Other attachments are injected context, not messages; an empty prompt is nothing.
+  CHECK_FALSE(attachment(R"({"type":"nested_memory","content":"# CLAUDE.md"})").kept);
+  CHECK_FALSE(attachment(R"({"type":"queued_command","prompt":""})").kept);
+  CHECK_FALSE(attachment(R"("not an object")").kept);
+}

@@ -349,7 +349,13 @@ std::map<std::string, ExpectedSession> expected_sessions(const std::string& root
       if (root_agent && sid.empty() && obj["sessionId"].get_string().get(line_sid) == simdjson::SUCCESS)
         sid = std::string(line_sid);
       if (sid.empty()) return;
-      if (obj["type"].get_string().get(type) != simdjson::SUCCESS || (type != "user" && type != "assistant")) return;
+      if (obj["type"].get_string().get(type) != simdjson::SUCCESS) return;
+      // Messages: user and assistant lines, and prompts queued mid-turn (queued_command attachments).
+      std::string_view attachment_type;
+      const bool queued = type == "attachment" &&
+                          obj["attachment"]["type"].get_string().get(attachment_type) == simdjson::SUCCESS &&
+                          attachment_type == "queued_command";
+      if (type != "user" && type != "assistant" && !queued) return;
       if (obj["uuid"].get_string().get(uuid) != simdjson::SUCCESS || uuid.empty()) return;
       ExpectedSession& e = out[sid];
       // A uuid seen before is a new message only with other, non-empty words than its first line
@@ -359,6 +365,7 @@ std::map<std::string, ExpectedSession> expected_sessions(const std::string& root
       if (parse_claude_object(obj, rec) && !rec.messages.empty()) text = rec.messages[0].text;
       auto [first, fresh] = e.first_text.emplace(std::string(uuid), text);
       if (!fresh && (text.empty() || text == first->second)) return;
+      if (queued && text.empty()) return;  // a queued prompt without words is no message
       e.uuids.insert(std::string(uuid));
       ++e.messages;
       simdjson::dom::element usage;

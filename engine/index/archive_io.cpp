@@ -116,6 +116,7 @@ ArchiveTables ArchiveTables::of(const Dbis& db) {
 //            the text to the new log), and gives a persisted tool result (a "<persisted-output>"
 //            preview) its whole output from toolUseResult: the rebuild re-reads every source there
 //            is; an archived session keeps the preview it was stored with (its source is gone).
+//            Likewise prompts queued mid-turn (queued_command attachments) became user messages.
 std::optional<SchemaSteps> schema_steps(uint64_t from, uint64_t to) {
   if (from < kOldestMigratedSchema || from > to || to > kSchemaVersion) return std::nullopt;
   SchemaSteps s;

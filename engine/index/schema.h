@@ -14,7 +14,7 @@ namespace osearch {
 // 18: documents' session slot holds session_value (a UUID as 16 bytes);
 // 19: documents' session slot holds the session's number (session_numbers, sessions_by_number);
 // 20: message records end with their text's CRC-32C; a persisted Claude tool result's text holds
-//     its whole output (toolUseResult) after the preview
+//     its whole output (toolUseResult) after the preview; queued_command attachments are user messages
 inline constexpr uint64_t kSchemaVersion = 20;
 
 // The oldest schema whose archived sessions an upgrade carries over (see schema_steps).
