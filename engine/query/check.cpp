@@ -103,6 +103,8 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
                          {"file_agg", db.file_agg}, {"file_links", db.file_links},
                          {"session_numbers", db.session_numbers}, {"sessions_by_number", db.sessions_by_number}};
   uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0, text_unread = 0, text_changed = 0;
+  uint64_t text_read = 0;
+  constexpr uint64_t kTextReleaseEvery = 32u << 20;
   for (const auto& [name, dbi] : all) {
     uint64_t entries = 0, bad = 0;
     const std::string_view n(name);
@@ -132,6 +134,11 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
             ++text_unread;
           else if (m->text_crc && crc32c(e.text) != *m->text_crc)
             ++text_changed;
+          // Every text read through the map: keep the child's RSS to what it read lately.
+          if ((text_read += e.text.size()) >= kTextReleaseEvery) {
+            text_log.release_resident_pages();
+            text_read = 0;
+          }
         }
         if (!in_flight.empty() && in_flight.count(k.substr(0, k.find('\0')))) ++in_flight_messages;
       } else if (n == "files") {

@@ -121,6 +121,10 @@ void MappedFile::map(int fd, uint64_t length) {
   register_index_map(p, length);  // a file cut under a live map faults here: damage, see index_damage.h
 }
 
+void MappedFile::release_resident_pages() const {
+  if (data_ && size_) ::madvise(data_, size_, MADV_DONTNEED);
+}
+
 TextLogWriter::~TextLogWriter() {
   if (log_fd_ >= 0) ::close(log_fd_);
   if (idx_fd_ >= 0) ::close(idx_fd_);

@@ -45,6 +45,9 @@ class MappedFile {
   MappedFile& operator=(const MappedFile&) = delete;
   void map(int fd, uint64_t length);  // the first `length` bytes, which the caller checked exist
   std::string_view bytes() const { return {static_cast<const char*>(data_), size_}; }
+  // Drops this process's mapping of the pages read so far (they stay in the page cache): a pass
+  // over every page would otherwise hold the whole file in its RSS.
+  void release_resident_pages() const;
 
  private:
   void* data_ = nullptr;
@@ -106,6 +109,7 @@ class TextLogReader {
   // scattered over the log (a page of hits) pays a read each instead of the map's page faults,
   // which cost 5-20x more on this project's VMs. The map's view when the read fails.
   std::string_view text_copy(uint64_t start, uint64_t len, std::string& buffer) const;
+  void release_resident_pages() const { log_.release_resident_pages(); }
 
  private:
   MappedFile log_, idx_;
