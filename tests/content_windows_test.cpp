@@ -235,3 +235,52 @@ TEST_CASE("text log: read() copies what the map holds, and refuses past the comm
   CHECK(r.text_copy(bytes, 10, buffer).empty());
   CHECK(r.text_copy(bytes + 100, 10, buffer).empty());
 }
+
+TEST_CASE("content --by message: every page is a slice of one order, however the threads counted",
+          "[content][query]") {
+  // A log two threads share, messages of equal times in every session (SyntheticIndex gives message
+  // m of each session the same time), and a re-read session whose matches the main thread checks
+  // itself: the threads keep only each chunk's first (offset + limit) matches, and the pages must
+  // still be slices of the one order (newest first, then by place in the log), with exact totals.
+  std::string filler;
+  while (filler.size() < 8000) filler += "lorem ipsum dolor sit amet ";
+  std::vector<std::vector<std::string>> sessions(4);
+  for (size_t s = 0; s < sessions.size(); ++s)
+    for (size_t m = 0; m < 300; ++m) sessions[s].push_back(m % 7 == s ? "the needle " + std::to_string(m) : filler);
+  SyntheticIndex ix(sessions);
+  std::vector<std::string> reread(300, "short");
+  for (size_t m = 0; m < reread.size(); m += 5) reread[m] = "a needle again";
+  ix.rewrite(2, reread);
+  size_t expected = 0;
+  for (size_t s = 0; s < 4; ++s)
+    for (size_t m = 0; m < 300; ++m) expected += s == 2 ? m % 5 == 0 : m % 7 == s;
+  auto page = [&](const std::string& pattern, bool word, size_t offset, size_t limit) {
+    IndexReader r(ix.idx);
+    ContentOptions o;
+    o.patterns = {pattern};
+    o.word = word;
+    o.by_message = true;
+    return run_content(r, limit_filters(limit, offset), o);
+  };
+  for (const auto& [pattern, word] : std::vector<std::pair<std::string, bool>>{{"needle", false}, {"needle", true}, {"need\\w+", false}}) {
+    INFO("pattern " << pattern << (word ? " -w" : ""));
+    const QueryResult all = page(pattern, word, 0, 100000);
+    REQUIRE(all.total == expected);
+    REQUIRE(all.hits.size() == expected);
+    std::vector<std::string> order;
+    for (const Hit& h : all.hits) {
+      REQUIRE(h.message);
+      order.push_back(h.message->uuid);
+    }
+    for (size_t i = 1; i < all.hits.size(); ++i) CHECK(all.hits[i - 1].message->timestamp_ms >= all.hits[i].message->timestamp_ms);
+    for (const size_t size : {1u, 7u, 50u}) {
+      std::vector<std::string> paged;
+      for (size_t offset = 0; offset < expected + size; offset += size) {
+        const QueryResult p = page(pattern, word, offset, size);
+        CHECK(p.total == expected);
+        for (const Hit& h : p.hits) paged.push_back(h.message->uuid);
+      }
+      CHECK(paged == order);
+    }
+  }
+}

@@ -81,18 +81,19 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     e.flags = c.flags;
     return f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()));
   };
-  // When those are all the filters and the answer is by session, the threads count what they settle
-  // per session instead of handing each candidate over, except for sessions that were re-read:
-  // their superseded entries may still be in the log, and the loop below checks each of theirs
-  // against its record.
+  // When those are all the filters, the threads count what they settle (per session, or by message
+  // keeping only what a page can show) instead of handing each candidate over, except for sessions
+  // that were re-read: their superseded entries may still be in the log, and the loop below checks
+  // each of theirs against its record.
   IdSet reread;
-  if (!o.by_message && !check_records) {
+  if (!check_records) {
     if (superseded_entries)
       reader.epochs().for_each_value([&](const std::string& value) {
         if (auto sid = reader.session_of_value(value)) reread.insert(std::move(*sid));
       });
     // (asked only of candidates `kept` keeps: their keys name a session)
     rules.counted = [&](const Candidate& c) { return reread.empty() || !reread.count(*session_in_message_key(c.key)); };
+    if (o.by_message) rules.newest = f.offset + f.limit;
   }
   Candidates st = scan_log(log, patterns, deadline, rules);
   if (st.cut)
@@ -122,7 +123,9 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     bool dropped = false;    // its superseded entries may still be in the log
     Group* group = nullptr;  // groups[sid] once a candidate matched (a node: stays put as the map grows)
   } run;
-  std::vector<std::pair<int64_t, std::string_view>> matched;  // --by message: (time, key)
+  // --by message: the threads' first ones (of all they counted), then every match of the loop below.
+  std::vector<MessageMatch> matched = std::move(st.newest);
+  const size_t from_threads = matched.size();
   for (const SessionCount& c : st.sessions) {  // what the threads counted
     Group& g = groups[c.sid];
     g.latest_ts = g.count == 0 ? c.latest_ts : std::max(g.latest_ts, c.latest_ts);
@@ -167,7 +170,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
       ++g.count;
       if (g.first_key.empty() || e.key < g.first_key) g.first_key = e.key;
       g.latest_ts = g.count == 1 ? ts : std::max(g.latest_ts, ts);
-      if (o.by_message) matched.emplace_back(ts, e.key);
+      if (o.by_message) matched.push_back({ts, start});
     }
   timer.mark("confirm");
 
@@ -236,11 +239,14 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   };
   std::vector<Hit> hits;
   if (o.by_message) {
-    std::sort(matched.begin(), matched.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-    result.total = matched.size();
-    for (size_t i = f.offset; i < matched.size() && hits.size() < f.limit; ++i) {
+    // Newest first, then by place in the log; a page needs only its own and those before it sorted.
+    const size_t page_end = std::min(matched.size(), f.offset + f.limit);
+    std::partial_sort(matched.begin(), matched.begin() + static_cast<std::ptrdiff_t>(page_end), matched.end());
+    result.total = matched.size() - from_threads + st.counted_messages;
+    for (size_t i = f.offset; i < page_end && hits.size() < f.limit; ++i) {
+      TextEntry e;
       Hit hit;
-      if (make_hit(matched[i].second, 1, hit)) hits.push_back(std::move(hit));
+      if (log.entry_at(matched[i].start, e) && make_hit(e.key, 1, hit)) hits.push_back(std::move(hit));
     }
   } else {
     struct Ranked {

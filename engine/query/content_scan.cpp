@@ -92,6 +92,8 @@ struct ChunkState {
   uint64_t base = 0;  // file offset where the current scan call began: an entry start
   std::vector<Candidate> candidates;
   std::vector<SessionCount> sessions;  // CandidateRules::counted
+  std::vector<MessageMatch> newest;    // CandidateRules::newest: a heap, its last in order on top
+  uint64_t counted_messages = 0;
   KeptBytes keys;
   std::string_view taken_text;  // the last candidate's text in `copy`: what settling it reads
   uint64_t taken_first_end = 0;  // whole-log scan: where the first match seen in it ends (file offset)
@@ -123,6 +125,20 @@ void count_match(ChunkState& st, std::string_view key) {
   ++c.count;
   if (key < c.first_key) c.first_key = st.keys.keep(key);
   c.latest_ts = std::max(c.latest_ts, ts);
+}
+
+// Counts a settled match by message, keeping it while it is among the chunk's `limit` first.
+void count_message(ChunkState& st, const Candidate& c, size_t limit) {
+  ++st.counted_messages;
+  const MessageMatch m{timestamp_of_message_key(c.key), c.start};
+  if (st.newest.size() < limit) {
+    st.newest.push_back(m);
+    std::push_heap(st.newest.begin(), st.newest.end());
+  } else if (m < st.newest.front()) {
+    std::pop_heap(st.newest.begin(), st.newest.end());
+    st.newest.back() = m;
+    std::push_heap(st.newest.begin(), st.newest.end());
+  }
 }
 
 // The entry starting at `start`, read from the chunk's copy (the map only if it is not whole there).
@@ -436,7 +452,10 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
       }
       c.settled = alone.has_value();
       if (c.settled && rules.counted && (!kept() || rules.counted(c))) {
-        if (kept()) count_match(st, c.key);
+        if (kept() && rules.newest)
+          count_message(st, c, rules.newest);
+        else if (kept())
+          count_match(st, c.key);
         st.candidates.pop_back();
         return;
       }
@@ -516,6 +535,8 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     out.count += st.candidates.size();
     out.chunks.push_back(std::move(st.candidates));
     out.sessions.insert(out.sessions.end(), st.sessions.begin(), st.sessions.end());
+    out.newest.insert(out.newest.end(), st.newest.begin(), st.newest.end());
+    out.counted_messages += st.counted_messages;
   }
   for (ChunkState& st : states) out.keys.push_back(std::move(st.keys));
   return out;

@@ -106,9 +106,19 @@ struct SessionCount {
   int64_t latest_ts = 0;
 };
 
+// A message the scan's threads counted by message (CandidateRules::newest): its time and where its
+// entry starts. The order of a by-message answer: newest first, then by place in the log.
+struct MessageMatch {
+  int64_t ts = 0;
+  uint64_t start = 0;
+  bool operator<(const MessageMatch& o) const { return ts != o.ts ? ts > o.ts : start < o.start; }  // "before"
+};
+
 struct Candidates {
   std::vector<std::vector<Candidate>> chunks;  // in log order, chunk by chunk (not merged: no copy)
   std::vector<SessionCount> sessions;          // counted on the threads, a session possibly in several
+  std::vector<MessageMatch> newest;            // CandidateRules::newest: each chunk's first ones
+  uint64_t counted_messages = 0;               // and how many messages those chunks counted
   std::vector<KeptBytes> keys;                 // what the entries' keys and the counts view
   size_t count = 0;                            // candidates in all chunks
   bool cut = false;                            // the deadline stopped the scan before the end of the log
@@ -128,6 +138,10 @@ struct CandidateRules {
   // their session. Set, it also lets the threads drop the settled candidates `kept` drops. Empty:
   // none.
   std::function<bool(const Candidate&)> counted;
+  // By message instead (when > 0): the threads count those matches and keep only the `newest`
+  // first of each chunk in MessageMatch order (Candidates::newest, counted_messages): a page of an
+  // answer needs no more, and a common word makes hundreds of thousands.
+  size_t newest = 0;
 };
 
 // Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
