@@ -282,7 +282,8 @@ void check_text_log(const std::string& dir, const RecordsFacts& f, bool deep, Ch
                     std::to_string(next) + "): zeroed or overwritten";
       return;
     }
-  }  // Then what the records' walk found in the texts (their checksums).
+  }
+  // Then what the records' walk found in the texts (their checksums).
   if (!f.text_problems.empty()) {
     log.ok = false;
     log.problem = f.text_problems.front();
