@@ -47,7 +47,8 @@ FailuresResult run_failures(IndexReader& reader, const Filters& f, const Failure
   uint64_t matched = 0;
   for (bool ok = cur.last(); ok; ok = cur.prev()) {
     const std::string_view key = cur.key();
-    if (key.size() < 9) continue;
+    if (key.size() < 9)  // be64(time) sid \0 id: only a damaged page holds a shorter one
+      throw IndexDamaged("records", "`failed_results` holds a key of " + std::to_string(key.size()) + " bytes (a damaged page)");
     const int64_t ts = unsortable_i64(get_be64(key, 0));
     if (f.since_ms && ts < *f.since_ms) break;  // newest first: everything further is older
     if (f.until_ms && ts >= *f.until_ms) continue;

@@ -16,9 +16,6 @@ void add_hit(QueryResult& result, SessionRec&& session) {
   result.hits.push_back(std::move(hit));
 }
 
-// A `sess_by_time` key's ended_at (its first 8 bytes).
-int64_t key_ended_at(std::string_view key) { return unsortable_i64(get_be64(key)); }
-
 // With no filter but --since, the order's keys alone decide which sessions match: ended_at is the
 // key's prefix, so the matches are the newest keys down to the first one before --since. Only the
 // page's records are decoded; the keys before and after it are counted (or, with nothing to filter,
@@ -27,7 +24,8 @@ QueryResult list_by_keys(IndexReader& reader, const Filters& f, QueryResult resu
   LmdbCursor cur(reader.txn(), reader.db().sess_by_time);
   uint64_t matched = 0;
   for (bool ok = cur.last(); ok; ok = cur.prev()) {
-    if (f.since_ms && key_ended_at(cur.key()) < *f.since_ms) break;
+    const SessionTimeKey key = parse_session_time_key(cur.key());
+    if (f.since_ms && key.ended_at < *f.since_ms) break;
     if (result.hits.size() >= f.limit && !f.since_ms) {
       result.total = Store::entries(reader.txn(), reader.db().sess_by_time);
       return result;
@@ -36,7 +34,7 @@ QueryResult list_by_keys(IndexReader& reader, const Filters& f, QueryResult resu
       ++matched;
       continue;
     }
-    auto s = reader.session(cur.key().substr(8));
+    auto s = reader.session(key.sid);
     if (!s) continue;
     ++matched;
     add_hit(result, std::move(*s));
@@ -66,7 +64,7 @@ QueryResult run_list(IndexReader& reader, const Filters& f) {
   LmdbCursor cur(reader.txn(), reader.db().sess_by_time);
   uint64_t matched = 0;
   for (bool ok = matching.empty() ? false : cur.last(); ok; ok = cur.prev()) {
-    std::string_view sid = cur.key().substr(8);
+    const std::string_view sid = parse_session_time_key(cur.key()).sid;
     if (!matching.count(sid)) continue;
     if (++matched <= f.offset || result.hits.size() >= f.limit) continue;
     auto rec = reader.session(sid);

@@ -46,8 +46,7 @@ Overview run_overview(IndexReader& reader, const OverviewOptions& o) {
   SessionFacets s;
   LmdbCursor cur(reader.txn(), reader.db().sess_by_time);
   for (bool ok = cur.last(); ok; ok = cur.prev()) {
-    if (cur.key().size() < 8) continue;
-    auto bytes = reader.txn().get(reader.db().sessions, cur.key().substr(8));
+    auto bytes = reader.txn().get(reader.db().sessions, parse_session_time_key(cur.key()).sid);
     if (!bytes) continue;
     IndexReader::view_session(*bytes, s);
     auto [it, fresh] = projects.try_emplace(std::string(s.project));

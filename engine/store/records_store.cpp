@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/store/codec.h"
+#include "engine/store/index_damage.h"
 #include "ingest/bounded_id.h"
 
 namespace osearch {
@@ -493,6 +494,12 @@ std::string session_time_key(int64_t ended_at, std::string_view sid) {
   put_be64(k, sortable_i64(ended_at));
   k.append(sid);
   return k;
+}
+
+SessionTimeKey parse_session_time_key(std::string_view key) {
+  if (key.size() <= 8)
+    throw IndexDamaged("records", "`sess_by_time` holds a key of " + std::to_string(key.size()) + " bytes (a damaged page)");
+  return {unsortable_i64(get_be64(key)), key.substr(8)};
 }
 
 std::string reversed_path(std::string_view path) {

@@ -201,6 +201,13 @@ std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 
 std::string message_uuid_key(std::string_view sid, std::string_view uuid);
 std::string file_key(std::string_view path);                   // key of `files`
 std::string session_time_key(int64_t ended_at, std::string_view sid);  // key of `sess_by_time`
+// A `sess_by_time` key's parts (views of it). Throws IndexDamaged("records") for a key too short to
+// hold them: only a damaged page has one, and reading past it would be undefined.
+struct SessionTimeKey {
+  int64_t ended_at = 0;
+  std::string_view sid;
+};
+SessionTimeKey parse_session_time_key(std::string_view key);
 uint32_t file_tag(std::string_view path);
 
 // `tc_by_path`: reversed(path) \0 sid \0 tool call id, so one range finds a path and every path
