@@ -77,9 +77,8 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   rules.kept = [&](const Candidate& c) {
     const std::optional<std::string_view> sid = session_in_message_key(c.key);
     if (!sid || (scope.active() && !scope.allows(*sid))) return false;
-    TextEntry e;  // (for its reading of the flags)
-    e.flags = c.flags;
-    return f.kind_matches(e.hidden(), static_cast<Role>(e.role()), static_cast<ContentType>(e.content_type()));
+    return f.kind_matches(flags_hidden(c.flags), static_cast<Role>(flags_role(c.flags)),
+                          static_cast<ContentType>(flags_content_type(c.flags)));
   };
   // When those are all the filters, the threads count what they settle (per session, or by message
   // keeping only what a page can show) instead of handing each candidate over, except for sessions

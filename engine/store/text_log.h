@@ -20,14 +20,18 @@ namespace osearch {
 inline uint8_t entry_flags(bool hidden, unsigned role, unsigned content_type) {
   return static_cast<uint8_t>((hidden ? 1u : 0u) | ((role & 3u) << 1) | ((content_type & 7u) << 3));
 }
+// And back (also for the flags a content candidate carries without its entry).
+inline bool flags_hidden(uint8_t flags) { return flags & 1u; }
+inline unsigned flags_role(uint8_t flags) { return (flags >> 1) & 3u; }
+inline unsigned flags_content_type(uint8_t flags) { return (flags >> 3) & 7u; }
 
 struct TextEntry {
   uint64_t start = 0;
   std::string_view key;
   uint8_t flags = 0;
-  bool hidden() const { return flags & 1u; }
-  unsigned role() const { return (flags >> 1) & 3u; }
-  unsigned content_type() const { return (flags >> 3) & 7u; }
+  bool hidden() const { return flags_hidden(flags); }
+  unsigned role() const { return flags_role(flags); }
+  unsigned content_type() const { return flags_content_type(flags); }
   std::string_view text;
   uint64_t text_offset = 0;  // file offset of text[0]
 };
