@@ -29,11 +29,13 @@ std::string message_text(std::mt19937& rng, size_t target) {
   return s;
 }
 
-std::set<std::string> found(const std::string& idx, const std::string& pattern, bool word = false) {
+std::set<std::string> found(const std::string& idx, const std::string& pattern, bool word = false,
+                            bool ignore_case = false) {
   IndexReader r(idx);
   ContentOptions o;
   o.patterns = {pattern};
   o.word = word;
+  o.ignore_case = ignore_case;
   o.by_message = true;
   const QueryResult res = run_content(r, limit_filters(100000), o);
   REQUIRE_FALSE(res.truncated);
@@ -74,6 +76,18 @@ SessionMatches expected_by_session(const std::set<std::string>& uuids) {
       first = uuid;
     }
   }
+  return out;
+}
+
+// The uuids of the texts PCRE2 finds `expression` in (the reference: each message alone).
+std::set<std::string> matching(const std::vector<std::pair<std::string, std::string>>& texts,
+                               const std::string& expression, const std::string& pattern, bool caseless) {
+  std::string error;
+  const std::optional<PcreMatcher> pcre = PcreMatcher::compile({expression}, {pattern}, caseless, error);
+  REQUIRE(pcre);
+  std::set<std::string> out;
+  for (const auto& [uuid, text] : texts)
+    if (pcre->first_match(text)) out.insert(uuid);
   return out;
 }
 
@@ -132,12 +146,7 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
                                     "needleabcdefghijklmn", "needle[a-z]+n\\b", "^err", "^lorem$", "err(?=no)",
                                     "(?<!std)err\\b"}) {
     INFO("pattern " << pattern);
-    std::string error;
-    const std::optional<PcreMatcher> pcre = PcreMatcher::compile({pattern}, {pattern}, false, error);
-    REQUIRE(pcre);
-    std::set<std::string> expected;
-    for (const auto& [uuid, text] : texts)
-      if (pcre->first_match(text)) expected.insert(uuid);
+    const std::set<std::string> expected = matching(texts, pattern, pattern, false);
     CHECK(found(ix.idx, pattern) == expected);
     CHECK(by_session(ix.idx, pattern) == expected_by_session(expected));
     // The filters the threads apply as they count: a session, a role no message has.
@@ -154,14 +163,16 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
   // other patterns by PCRE2 afterwards; either way exactly the messages \b(?:p)\b finds.
   for (const std::string pattern : {"err", "error", "main", "TODO", "fn main", "12", "_", "err\\w*", "o+"}) {
     INFO("-w pattern " << pattern);
-    std::string error;
-    const std::optional<PcreMatcher> pcre = PcreMatcher::compile({"\\b(?:" + pattern + ")\\b"}, {pattern}, false, error);
-    REQUIRE(pcre);
-    std::set<std::string> expected;
-    for (const auto& [uuid, text] : texts)
-      if (pcre->first_match(text)) expected.insert(uuid);
+    const std::set<std::string> expected = matching(texts, "\\b(?:" + pattern + ")\\b", pattern, false);
     CHECK(found(ix.idx, pattern, true) == expected);
     CHECK(by_session(ix.idx, pattern, true) == expected_by_session(expected));
+  }
+  // -i: literals the prefilter looks for without case (engine/query/literal_filter.h), and one it
+  // leaves to Hyperscan (an i, whose case Unicode folds beyond ASCII).
+  for (const std::string pattern : {"ERROR", "tOdO", "ERR\\w", "LOREM ipsum", "Ab123", "2026-03", "MAIN"}) {
+    INFO("-i pattern " << pattern);
+    const std::set<std::string> expected = matching(texts, pattern, pattern, true);
+    CHECK(found(ix.idx, pattern, false, true) == expected);
   }
 }
 

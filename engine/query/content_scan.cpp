@@ -1,3 +1,6 @@
+// The scan of `content`: the whole text log in chunks, two threads, each window given to Hyperscan
+// (past the bytes the literal prefilter rules out), candidates settled while their bytes are in the
+// thread's buffer. The patterns are compiled in content_patterns.cpp.
 #include "engine/query/content_scan.h"
 
 #include <algorithm>
@@ -5,83 +8,11 @@
 #include <cstring>
 #include <thread>
 
-#include "engine/query/pattern_cache.h"
-#include "engine/query/query.h"
 #include "engine/store/records_store.h"
 #include "ingest/worker_thread.h"
 
 namespace osearch {
 namespace {
-
-// Metacharacters get a backslash; ASCII controls and DEL are written \xHH (Hyperscan's UTF-8 check
-// refuses a raw DEL, though it is valid UTF-8).
-std::string escape_literal(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u == 0x7f) {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 15]);
-      continue;
-    }
-    if (std::string_view("\\^$.|?*+()[]{}/-").find(c) != std::string_view::npos) out.push_back('\\');
-    out.push_back(c);
-  }
-  return out;
-}
-
-// The expressions as Hyperscan and PCRE2 both read them: -F escaped, -w wrapped in \b…\b (unless
-// `bare`: the pattern alone, whose matches are a superset of the whole-word ones).
-std::vector<std::string> expressions(const ContentOptions& o, bool bare = false) {
-  std::vector<std::string> exprs;
-  for (const auto& p : o.patterns) {
-    std::string expr = o.fixed ? escape_literal(p) : p;
-    if (o.word && !bare) expr = "\\b(?:" + expr + ")\\b";
-    exprs.push_back(std::move(expr));
-  }
-  return exprs;
-}
-
-enum class Mode { Exact, ExactWithStart, Prefilter };
-
-// `cache_dir` ("" = none): the compiled database is looked up there first and kept there after a
-// compile (engine/query/pattern_cache.h); failures are never kept, so their message is Hyperscan's.
-HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& exprs, Mode mode, std::string* error,
-                      const std::string& cache_dir) {
-  std::vector<unsigned> flags, ids;
-  std::vector<const char*> cexprs;
-  for (size_t i = 0; i < exprs.size(); ++i) {
-    unsigned f = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY | HS_FLAG_UTF8 | HS_FLAG_UCP;
-    if (o.ignore_case) f |= HS_FLAG_CASELESS;
-    if (mode == Mode::ExactWithStart) f |= HS_FLAG_SOM_LEFTMOST;
-    if (mode == Mode::Prefilter) f |= HS_FLAG_PREFILTER;
-    flags.push_back(f);
-    ids.push_back(static_cast<unsigned>(i));
-    cexprs.push_back(exprs[i].c_str());
-  }
-  std::string key;
-  if (!cache_dir.empty()) {
-    key = pattern_cache_key(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK);
-    if (hs_database_t* cached = load_cached_database(cache_dir, key)) return HsDatabase(cached);
-  }
-  hs_database_t* db = nullptr;
-  hs_compile_error_t* err = nullptr;
-  if (hs_compile_multi(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK,
-                       nullptr, &db, &err) != HS_SUCCESS) {
-    std::string msg = err && err->message ? err->message : "unknown error";
-    int which = err ? err->expression : -1;
-    if (err) hs_free_compile_error(err);
-    if (error) {
-      std::string pat = which >= 0 && static_cast<size_t>(which) < o.patterns.size() ? o.patterns[which] : "";
-      *error = "cannot compile regex '" + pat + "': " + msg;
-    }
-    return nullptr;
-  }
-  if (!cache_dir.empty()) keep_cached_database(cache_dir, key, db);
-  return HsDatabase(db);
-}
 
 // --- the scan --------------------------------------------------------------------------------
 
@@ -196,16 +127,6 @@ int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx
   return 1;  // one match is enough: stop scanning
 }
 
-// A literal PCRE2 and Hyperscan read alike, whose every byte is ASCII and printable.
-bool ascii_literal(std::string_view p, bool fixed) {
-  if (p.empty()) return false;
-  for (char c : p) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u < 0x20 || u >= 0x7f) return false;
-    if (!fixed && std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) return false;
-  }
-  return true;
-}
 
 struct WordCheck {
   std::string_view text;
@@ -277,109 +198,6 @@ std::string_view KeptBytes::keep(std::string_view bytes) {
   return {at, bytes.size()};
 }
 
-bool looks_outside_match(std::string_view p) {
-  bool in_class = false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    const char c = p[i];
-    if (c == '\\') {
-      if (i + 1 >= p.size()) return true;
-      const char n = p[i + 1];
-      if (n == 'Q') {  // \Q…\E quotes literally
-        size_t e = p.find("\\E", i + 2);
-        if (e == std::string_view::npos) return false;
-        i = e + 1;
-        continue;
-      }
-      if (!in_class && std::string_view("bBAzZG").find(n) != std::string_view::npos) return true;
-      ++i;
-      continue;
-    }
-    if (in_class) {
-      if (c == '[' && i + 1 < p.size() && p[i + 1] == ':') {  // [:alpha:]
-        size_t e = p.find(":]", i + 2);
-        if (e != std::string_view::npos) i = e + 1;
-      } else if (c == ']') {
-        in_class = false;
-      }
-      continue;
-    }
-    if (c == '[') {  // a ']' right after '[' or '[^' is literal
-      in_class = true;
-      size_t j = i + 1;
-      if (j < p.size() && p[j] == '^') ++j;
-      if (j < p.size() && p[j] == ']') ++j;
-      i = j - 1;
-      continue;
-    }
-    if (c == '^' || c == '$') return true;
-    if (c == '(' && p.substr(i, 3) == "(?=") return true;
-    if (c == '(' && p.substr(i, 3) == "(?!") return true;
-    if (c == '(' && p.substr(i, 3) == "(?<" && i + 3 < p.size() && (p[i + 3] == '=' || p[i + 3] == '!')) return true;
-  }
-  return false;
-}
-
-namespace {
-// One scratch grown to serve both databases (allocated once, never in the scan path).
-void alloc_scratch(ContentPatterns& c) {
-  hs_scratch_t* raw = nullptr;
-  if (hs_alloc_scratch(c.scan.get(), &raw) != HS_SUCCESS ||
-      (c.with_start && hs_alloc_scratch(c.with_start.get(), &raw) != HS_SUCCESS) ||
-      (c.word_literals && hs_alloc_scratch(c.word_literals.get(), &raw) != HS_SUCCESS)) {
-    if (raw) hs_free_scratch(raw);
-    throw std::runtime_error("hs_alloc_scratch failed");
-  }
-  c.scratch.reset(raw);
-}
-}  // namespace
-
-ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::string& cache_dir) {
-  ContentPatterns c;
-  std::vector<std::string> exprs = expressions(o);
-  if (o.word) {
-    // -w: Hyperscan has no Unicode \b, and an entry-by-entry scan costs ~1 µs per message. The
-    // bare pattern, scanned over the whole log like any other, finds every message a whole-word
-    // match can be in (its framing bytes cannot hide one: no boundary is asked of them); PCRE2
-    // decides each candidate with Unicode word boundaries and locates the snippet.
-    const std::vector<std::string> bare = expressions(o, true);
-    if (std::none_of(bare.begin(), bare.end(), [](const std::string& e) { return looks_outside_match(e); })) {
-      std::string pcre_error, error;
-      c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
-      if (!c.confirm) throw BadInput("bad-regex", pcre_error);
-      c.scan = compile_hs(o, bare, Mode::Exact, &error, cache_dir);
-      if (!c.scan) c.scan = compile_hs(o, bare, Mode::Prefilter, nullptr, cache_dir);
-      if (!c.scan) throw BadInput("bad-regex", error);
-      // Literals (most -w queries): where each occurrence starts, so that the bytes around it
-      // settle a whole word without PCRE2 wherever they are ASCII (`-i -w error` at 2 GB: PCRE2
-      // spent ~0.9 µs a candidate on 53,000).
-      if (std::all_of(o.patterns.begin(), o.patterns.end(), [&](const std::string& p) { return ascii_literal(p, o.fixed); }))
-        c.word_literals = compile_hs(o, bare, Mode::ExactWithStart, nullptr, cache_dir);
-      alloc_scratch(c);
-      return c;
-    }
-  }
-  c.per_entry = o.word || std::any_of(exprs.begin(), exprs.end(), [](const std::string& e) { return looks_outside_match(e); });
-  std::string error;
-  c.scan = compile_hs(o, exprs, Mode::Exact, &error, cache_dir);
-  if (c.scan) {
-    // Snippets need where the first match starts. A SOM_LEFTMOST database would cost a second
-    // Hyperscan compile (60-230 ms for \w or \s under UCP, or "Pattern is too large"); PCRE2 compiles
-    // in microseconds and only runs on the shown hits. Hyperscan's SOM stays the fallback.
-    std::string locate_error;
-    c.locate = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, locate_error);
-    if (!c.locate) c.with_start = compile_hs(o, exprs, Mode::ExactWithStart, nullptr, cache_dir);
-  } else {
-    // Hyperscan cannot run it exactly: a prefilter finds a superset, PCRE2 decides. A pattern
-    // neither engine compiles is reported with PCRE2's message (the syntax is PCRE's).
-    std::string pcre_error;
-    c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
-    if (!c.confirm) throw BadInput("bad-regex", pcre_error);
-    c.scan = compile_hs(o, exprs, Mode::Prefilter, nullptr, cache_dir);
-    if (!c.scan) throw BadInput("bad-regex", error);
-  }
-  alloc_scratch(c);
-  return c;
-}
 
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chrono::steady_clock::time_point deadline,
                     const CandidateRules& rules) {
@@ -484,13 +302,44 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         st.copy_at = block_from;
       }
     };
+    // Where the literal every match holds (p.prefilter) next occurs at or past `from`, an offset in
+    // [from, chunk_end), read through the buffer a block at a time; nullopt when it does not.
+    const auto next_literal = [&](ChunkState& st, uint64_t from, uint64_t chunk_end) -> std::optional<uint64_t> {
+      const LiteralFilter& f = *p.prefilter;
+      for (uint64_t s = from; s + f.size() <= chunk_end;) {
+        hold(st, s, s + f.size(), chunk_end);
+        const uint64_t held_end = std::min<uint64_t>(chunk_end, st.copy_at + st.copy.size());
+        const size_t at = f.find(st.copy.substr(s - st.copy_at, held_end - s));
+        if (at != std::string_view::npos) return s + at;
+        if (held_end >= chunk_end) break;
+        s = held_end - (f.size() - 1);    // an occurrence may straddle the block's end
+        hold(st, s, held_end + 1, chunk_end);  // so the next block starts there
+      }
+      return std::nullopt;
+    };
     for (size_t b; (b = next.fetch_add(1)) < states.size();) {
       if (std::chrono::steady_clock::now() >= deadline) return;
       ChunkState& st = states[b];
       st.log = &log;
+      // The literal's next occurrence at or past `from` (p.prefilter): bytes before it hold no match.
+      std::optional<uint64_t> literal_at;
       if (!p.per_entry) {
         for (uint64_t from = cuts[b], until = from; from < cuts[b + 1];) {
+          if (p.prefilter && (!literal_at || *literal_at < from)) {
+            literal_at = next_literal(st, from, cuts[b + 1]);
+            if (!literal_at) break;
+          }
           if (from >= until) until = window_end(starts, from, cuts[b + 1]);
+          if (literal_at && *literal_at >= until) {
+            // Past this window: Hyperscan starts at the entry that holds it instead (a match
+            // spanning from the entry before would be no candidate: its entry matches alone or
+            // not at all, and alone its match lies past this start).
+            const std::optional<uint64_t> start = log.entry_start_of(*literal_at);
+            if (start && *start > from) {
+              from = *start;
+              until = window_end(starts, from, cuts[b + 1]);
+            }
+          }
           hold(st, from, until, cuts[b + 1]);
           st.base = from;
           st.resume_at = 0;
@@ -504,7 +353,15 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
         for (auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b]); it != starts.end() && *it < cuts[b + 1];
              ++it) {
-          const uint64_t end = it + 1 != starts.end() ? std::min(*(it + 1), cuts[b + 1]) : cuts[b + 1];
+          uint64_t end = it + 1 != starts.end() ? std::min(*(it + 1), cuts[b + 1]) : cuts[b + 1];
+          if (p.prefilter && (!literal_at || *literal_at < *it)) {
+            literal_at = next_literal(st, *it, cuts[b + 1]);
+            if (!literal_at) break;
+          }
+          if (literal_at && *literal_at >= end) {  // entries before the one holding it hold no match
+            it = std::upper_bound(it, starts.end(), *literal_at) - 1;
+            end = it + 1 != starts.end() ? std::min(*(it + 1), cuts[b + 1]) : cuts[b + 1];
+          }
           hold(st, *it, end, cuts[b + 1]);
           TextEntry e;
           if (!entry_of(st, *it, e)) continue;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/query/literal_filter.h"
 #include "engine/query/pcre_matcher.h"
 #include "engine/query/search.h"
 #include "engine/store/text_log.h"
@@ -41,6 +42,9 @@ struct ContentPatterns {
   // bare -w scans the whole log): in the whole-log scan it would see the neighbouring entries'
   // framing bytes, so each entry's text is scanned alone.
   bool per_entry = false;
+  // A literal every match holds (a single pattern's, engine/query/literal_filter.h): the scan skips
+  // the log's bytes up to its next occurrence.
+  std::optional<LiteralFilter> prefilter;
   HsScratch scratch;                    // serves every database above
 
   // Throws BadInput("bad-regex"). `cache_dir`: where compiled databases are kept ("" = nowhere).

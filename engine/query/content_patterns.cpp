@@ -1,0 +1,209 @@
+// The patterns side of `content`: -F escaping, -w wrapping, the Hyperscan compile (kept in the
+// pattern cache), the PCRE2 confirmation when Hyperscan cannot run a pattern exactly, and the
+// literal prefilter (engine/query/literal_filter.h). The scan over the log is content_scan.cpp.
+#include <algorithm>
+
+#include "engine/query/content_scan.h"
+#include "engine/query/pattern_cache.h"
+#include "engine/query/query.h"
+
+namespace osearch {
+namespace {
+
+// Metacharacters get a backslash; ASCII controls and DEL are written \xHH (Hyperscan's UTF-8 check
+// refuses a raw DEL, though it is valid UTF-8).
+std::string escape_literal(std::string_view s) {
+  std::string out;
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out.push_back(kHex[u >> 4]);
+      out.push_back(kHex[u & 15]);
+      continue;
+    }
+    if (std::string_view("\\^$.|?*+()[]{}/-").find(c) != std::string_view::npos) out.push_back('\\');
+    out.push_back(c);
+  }
+  return out;
+}
+
+// The expressions as Hyperscan and PCRE2 both read them: -F escaped, -w wrapped in \b…\b (unless
+// `bare`: the pattern alone, whose matches are a superset of the whole-word ones).
+std::vector<std::string> expressions(const ContentOptions& o, bool bare = false) {
+  std::vector<std::string> exprs;
+  for (const auto& p : o.patterns) {
+    std::string expr = o.fixed ? escape_literal(p) : p;
+    if (o.word && !bare) expr = "\\b(?:" + expr + ")\\b";
+    exprs.push_back(std::move(expr));
+  }
+  return exprs;
+}
+
+enum class Mode { Exact, ExactWithStart, Prefilter };
+
+// `cache_dir` ("" = none): the compiled database is looked up there first and kept there after a
+// compile (engine/query/pattern_cache.h); failures are never kept, so their message is Hyperscan's.
+HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& exprs, Mode mode, std::string* error,
+                      const std::string& cache_dir) {
+  std::vector<unsigned> flags, ids;
+  std::vector<const char*> cexprs;
+  for (size_t i = 0; i < exprs.size(); ++i) {
+    unsigned f = HS_FLAG_MULTILINE | HS_FLAG_ALLOWEMPTY | HS_FLAG_UTF8 | HS_FLAG_UCP;
+    if (o.ignore_case) f |= HS_FLAG_CASELESS;
+    if (mode == Mode::ExactWithStart) f |= HS_FLAG_SOM_LEFTMOST;
+    if (mode == Mode::Prefilter) f |= HS_FLAG_PREFILTER;
+    flags.push_back(f);
+    ids.push_back(static_cast<unsigned>(i));
+    cexprs.push_back(exprs[i].c_str());
+  }
+  std::string key;
+  if (!cache_dir.empty()) {
+    key = pattern_cache_key(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK);
+    if (hs_database_t* cached = load_cached_database(cache_dir, key)) return HsDatabase(cached);
+  }
+  hs_database_t* db = nullptr;
+  hs_compile_error_t* err = nullptr;
+  if (hs_compile_multi(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK,
+                       nullptr, &db, &err) != HS_SUCCESS) {
+    std::string msg = err && err->message ? err->message : "unknown error";
+    int which = err ? err->expression : -1;
+    if (err) hs_free_compile_error(err);
+    if (error) {
+      std::string pat = which >= 0 && static_cast<size_t>(which) < o.patterns.size() ? o.patterns[which] : "";
+      *error = "cannot compile regex '" + pat + "': " + msg;
+    }
+    return nullptr;
+  }
+  if (!cache_dir.empty()) keep_cached_database(cache_dir, key, db);
+  return HsDatabase(db);
+}
+
+// A single pattern whose every match holds a literal the filter can look for: the scan skips to it.
+void set_prefilter(ContentPatterns& c, const ContentOptions& o) {
+  if (o.patterns.size() != 1) return;
+  if (const std::optional<std::string> literal = required_literal(o.patterns[0], o.fixed))
+    c.prefilter = LiteralFilter::make(*literal, o.ignore_case);
+}
+
+// A literal PCRE2 and Hyperscan read alike, whose every byte is ASCII and printable.
+bool ascii_literal(std::string_view p, bool fixed) {
+  if (p.empty()) return false;
+  for (char c : p) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u >= 0x7f) return false;
+    if (!fixed && std::string_view("\\^$.|?*+()[]{}").find(c) != std::string_view::npos) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool looks_outside_match(std::string_view p) {
+  bool in_class = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\') {
+      if (i + 1 >= p.size()) return true;
+      const char n = p[i + 1];
+      if (n == 'Q') {  // \Q…\E quotes literally
+        size_t e = p.find("\\E", i + 2);
+        if (e == std::string_view::npos) return false;
+        i = e + 1;
+        continue;
+      }
+      if (!in_class && std::string_view("bBAzZG").find(n) != std::string_view::npos) return true;
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      if (c == '[' && i + 1 < p.size() && p[i + 1] == ':') {  // [:alpha:]
+        size_t e = p.find(":]", i + 2);
+        if (e != std::string_view::npos) i = e + 1;
+      } else if (c == ']') {
+        in_class = false;
+      }
+      continue;
+    }
+    if (c == '[') {  // a ']' right after '[' or '[^' is literal
+      in_class = true;
+      size_t j = i + 1;
+      if (j < p.size() && p[j] == '^') ++j;
+      if (j < p.size() && p[j] == ']') ++j;
+      i = j - 1;
+      continue;
+    }
+    if (c == '^' || c == '$') return true;
+    if (c == '(' && p.substr(i, 3) == "(?=") return true;
+    if (c == '(' && p.substr(i, 3) == "(?!") return true;
+    if (c == '(' && p.substr(i, 3) == "(?<" && i + 3 < p.size() && (p[i + 3] == '=' || p[i + 3] == '!')) return true;
+  }
+  return false;
+}
+
+namespace {
+// One scratch grown to serve both databases (allocated once, never in the scan path).
+void alloc_scratch(ContentPatterns& c) {
+  hs_scratch_t* raw = nullptr;
+  if (hs_alloc_scratch(c.scan.get(), &raw) != HS_SUCCESS ||
+      (c.with_start && hs_alloc_scratch(c.with_start.get(), &raw) != HS_SUCCESS) ||
+      (c.word_literals && hs_alloc_scratch(c.word_literals.get(), &raw) != HS_SUCCESS)) {
+    if (raw) hs_free_scratch(raw);
+    throw std::runtime_error("hs_alloc_scratch failed");
+  }
+  c.scratch.reset(raw);
+}
+}  // namespace
+
+ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::string& cache_dir) {
+  ContentPatterns c;
+  std::vector<std::string> exprs = expressions(o);
+  if (o.word) {
+    // -w: Hyperscan has no Unicode \b, and an entry-by-entry scan costs ~1 µs per message. The
+    // bare pattern, scanned over the whole log like any other, finds every message a whole-word
+    // match can be in (its framing bytes cannot hide one: no boundary is asked of them); PCRE2
+    // decides each candidate with Unicode word boundaries and locates the snippet.
+    const std::vector<std::string> bare = expressions(o, true);
+    if (std::none_of(bare.begin(), bare.end(), [](const std::string& e) { return looks_outside_match(e); })) {
+      std::string pcre_error, error;
+      c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
+      if (!c.confirm) throw BadInput("bad-regex", pcre_error);
+      c.scan = compile_hs(o, bare, Mode::Exact, &error, cache_dir);
+      if (!c.scan) c.scan = compile_hs(o, bare, Mode::Prefilter, nullptr, cache_dir);
+      if (!c.scan) throw BadInput("bad-regex", error);
+      // Literals (most -w queries): where each occurrence starts, so that the bytes around it
+      // settle a whole word without PCRE2 wherever they are ASCII (`-i -w error` at 2 GB: PCRE2
+      // spent ~0.9 µs a candidate on 53,000).
+      if (std::all_of(o.patterns.begin(), o.patterns.end(), [&](const std::string& p) { return ascii_literal(p, o.fixed); }))
+        c.word_literals = compile_hs(o, bare, Mode::ExactWithStart, nullptr, cache_dir);
+      set_prefilter(c, o);
+      alloc_scratch(c);
+      return c;
+    }
+  }
+  set_prefilter(c, o);
+  c.per_entry = o.word || std::any_of(exprs.begin(), exprs.end(), [](const std::string& e) { return looks_outside_match(e); });
+  std::string error;
+  c.scan = compile_hs(o, exprs, Mode::Exact, &error, cache_dir);
+  if (c.scan) {
+    // Snippets need where the first match starts. A SOM_LEFTMOST database would cost a second
+    // Hyperscan compile (60-230 ms for \w or \s under UCP, or "Pattern is too large"); PCRE2 compiles
+    // in microseconds and only runs on the shown hits. Hyperscan's SOM stays the fallback.
+    std::string locate_error;
+    c.locate = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, locate_error);
+    if (!c.locate) c.with_start = compile_hs(o, exprs, Mode::ExactWithStart, nullptr, cache_dir);
+  } else {
+    // Hyperscan cannot run it exactly: a prefilter finds a superset, PCRE2 decides. A pattern
+    // neither engine compiles is reported with PCRE2's message (the syntax is PCRE's).
+    std::string pcre_error;
+    c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
+    if (!c.confirm) throw BadInput("bad-regex", pcre_error);
+    c.scan = compile_hs(o, exprs, Mode::Prefilter, nullptr, cache_dir);
+    if (!c.scan) throw BadInput("bad-regex", error);
+  }
+  alloc_scratch(c);
+  return c;
+}
+
+}  // namespace osearch

@@ -1,0 +1,243 @@
+#include "engine/query/literal_filter.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cctype>
+#include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
+namespace osearch {
+namespace {
+
+// How common each byte is in transcripts' text: 64 * log2(count + 1) over the string values of the
+// shared real corpus (bench/byte_frequencies.py). Only the order matters: the filter compares the
+// literal's rarest two bytes, so that few places need the whole literal compared.
+// 68096678 bytes counted by bench/byte_frequencies.py
+constexpr std::array<uint16_t, 256> kByteWeight = {
+       0,    0,    0,    0,    0,    0,    0,  101,    0, 1269, 1290,    0,    0,  658,    0,    0,
+       0,    0,    0,    0,    0,  180,    0,    0,    0,    0,    0,  818,    0,    0,    0,    0,
+    1462,  995, 1224,  998,  898, 1015,  961, 1025, 1190, 1190, 1053, 1116, 1200, 1276, 1259, 1274,
+    1237, 1251, 1242, 1212, 1226, 1210, 1207, 1198, 1204, 1204, 1207, 1051, 1015, 1178, 1070,  889,
+     909, 1167, 1124, 1182, 1147, 1163, 1135, 1115, 1114, 1151, 1091, 1088, 1131, 1125, 1132, 1112,
+    1144, 1091, 1147, 1177, 1178, 1145, 1101, 1117, 1093, 1093, 1108, 1045, 1026, 1032,  833, 1201,
+    1083, 1362, 1237, 1321, 1316, 1419, 1272, 1275, 1274, 1364, 1130, 1209, 1318, 1288, 1363, 1368,
+    1285, 1113, 1368, 1376, 1396, 1278, 1198, 1203, 1187, 1201, 1111, 1121,  993, 1120,  844,    0,
+     957,  795,  861,  520,  452,  643, 1133,  345,  435,  470,  333,  566,  584,  367,  536,  669,
+     687,  481, 1133,  692, 1005,  649,  577,  683,  466,  464,  549,  538,  782,  589,  333,  695,
+     631,  341,  599,  285,  553,  392,  486,  443,  401,  424,  388,  285,  244,  479,  336,  378,
+     460,  281,  262,  537,  320,  277,  502,  893,  591,  376,  378,  244,  458,  425,  180,  483,
+       0,    0,  896,  527,   64,  101,    0,    0,    0,    0,    0,    0,    0,    0,  317,   64,
+     293,  272,    0,    0,    0,    0,    0,    0,  165,  101,    0,    0,    0,    0,    0,    0,
+       0,  149, 1155,  478,  436,  400,  390,  394,  262,  244,    0,    0,    0,    0,  473,  585,
+     694,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,    0,
+};
+
+bool ascii_letter(unsigned char c) { return (c | 0x20) >= 'a' && (c | 0x20) <= 'z'; }
+
+// The bits ORed into a text byte before it is compared with the literal's byte `want`: 0x20 folds
+// an ASCII letter's case when caseless; other bytes compare as they are.
+unsigned char fold_bits(unsigned char want, bool caseless) { return caseless && ascii_letter(want) ? 0x20 : 0; }
+
+// How common the text bytes a literal byte matches are: a caseless letter is either case.
+uint16_t weight(unsigned char want, bool caseless) {
+  if (!fold_bits(want, caseless)) return kByteWeight[want];
+  return std::max(kByteWeight[want], kByteWeight[want & ~0x20]);
+}
+
+}  // namespace
+
+std::optional<LiteralFilter> LiteralFilter::make(std::string_view literal, bool caseless) {
+  if (literal.size() < 3 || literal.size() > 255) return std::nullopt;
+  LiteralFilter f;
+  f.caseless_ = caseless;
+  for (const char ch : literal) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (caseless && (c >= 0x80 || std::memchr("kKsSiI", c, 6) != nullptr)) return std::nullopt;
+    f.literal_.push_back(static_cast<char>(caseless && ascii_letter(c) ? c | 0x20 : c));
+  }
+  const auto w = [&](size_t i) { return weight(static_cast<unsigned char>(f.literal_[i]), caseless); };
+  size_t a = 0;  // the rarest byte's position, then the rarest at another
+  for (size_t i = 1; i < f.literal_.size(); ++i)
+    if (w(i) < w(a)) a = i;
+  size_t b = a == 0 ? 1 : 0;
+  for (size_t i = 0; i < f.literal_.size(); ++i)
+    if (i != a && w(i) < w(b)) b = i;
+  f.rare1_ = std::min(a, b);
+  f.rare2_ = std::max(a, b);
+  return f;
+}
+
+bool LiteralFilter::matches_at(const char* p) const {
+  if (!caseless_) return std::memcmp(p, literal_.data(), literal_.size()) == 0;
+  for (size_t i = 0; i < literal_.size(); ++i) {
+    const auto want = static_cast<unsigned char>(literal_[i]);
+    if ((static_cast<unsigned char>(p[i]) | fold_bits(want, true)) != want) return false;
+  }
+  return true;
+}
+
+#if defined(__x86_64__)
+// The vector loops: from `pos` on, `kWidth` starts at a time while a whole vector fits, both rare
+// bytes compared in place (after their fold) and the whole literal where both are. The hot loop
+// keeps everything in registers (locals: the haystack may alias the filter) and calls nothing.
+// Leaves `pos` where the caller's byte-at-a-time tail goes on.
+#define OSEARCH_LITERAL_LOOP(kWidth, LOAD_MASK)                                                  \
+  \
+  \
+  const size_t r1 = rare1_, r2 = rare2_;                                                        \
+  size_t i = pos;                                                                               \
+  while (i <= last && last - i >= (kWidth)-1) {                                                 \
+    uint64_t mask = LOAD_MASK;                                                                  \
+    for (; mask != 0; mask &= mask - 1) {                                                       \
+      const size_t at = i + static_cast<size_t>(__builtin_ctzll(mask));                         \
+      if (matches_at(hay + at)) {                                                               \
+        pos = i;                                                                                \
+        return at;                                                                              \
+      }                                                                                         \
+    }                                                                                           \
+    i += (kWidth);                                                                              \
+  }                                                                                             \
+  pos = i;                                                                                      \
+  return std::string_view::npos;
+
+__attribute__((target("avx512bw"))) size_t LiteralFilter::find_avx512(const char* hay, size_t last, size_t& pos) const {
+  const __m512i want1 = _mm512_set1_epi8(static_cast<char>(literal_[rare1_]));
+  const __m512i want2 = _mm512_set1_epi8(static_cast<char>(literal_[rare2_]));
+  const __m512i fold1 = _mm512_set1_epi8(static_cast<char>(fold_bits(literal_[rare1_], caseless_)));
+  const __m512i fold2 = _mm512_set1_epi8(static_cast<char>(fold_bits(literal_[rare2_], caseless_)));
+  OSEARCH_LITERAL_LOOP(64, _mm512_cmpeq_epi8_mask(_mm512_or_si512(_mm512_loadu_si512(hay + i + r1), fold1), want1) &
+                               _mm512_cmpeq_epi8_mask(_mm512_or_si512(_mm512_loadu_si512(hay + i + r2), fold2), want2))
+}
+
+__attribute__((target("avx2"))) size_t LiteralFilter::find_avx2(const char* hay, size_t last, size_t& pos) const {
+  const __m256i want1 = _mm256_set1_epi8(static_cast<char>(literal_[rare1_]));
+  const __m256i want2 = _mm256_set1_epi8(static_cast<char>(literal_[rare2_]));
+  const __m256i fold1 = _mm256_set1_epi8(static_cast<char>(fold_bits(literal_[rare1_], caseless_)));
+  const __m256i fold2 = _mm256_set1_epi8(static_cast<char>(fold_bits(literal_[rare2_], caseless_)));
+  OSEARCH_LITERAL_LOOP(32, static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_and_si256(
+                               _mm256_cmpeq_epi8(_mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hay + i + r1)), fold1), want1),
+                               _mm256_cmpeq_epi8(_mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hay + i + r2)), fold2), want2)))))
+}
+
+// SSE2: every x86-64.
+size_t LiteralFilter::find_sse2(const char* hay, size_t last, size_t& pos) const {
+  const __m128i want1 = _mm_set1_epi8(static_cast<char>(literal_[rare1_]));
+  const __m128i want2 = _mm_set1_epi8(static_cast<char>(literal_[rare2_]));
+  const __m128i fold1 = _mm_set1_epi8(static_cast<char>(fold_bits(literal_[rare1_], caseless_)));
+  const __m128i fold2 = _mm_set1_epi8(static_cast<char>(fold_bits(literal_[rare2_], caseless_)));
+  OSEARCH_LITERAL_LOOP(16, static_cast<uint32_t>(_mm_movemask_epi8(_mm_and_si128(
+                               _mm_cmpeq_epi8(_mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(hay + i + r1)), fold1), want1),
+                               _mm_cmpeq_epi8(_mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(hay + i + r2)), fold2), want2)))))
+}
+#undef OSEARCH_LITERAL_LOOP
+#endif
+
+size_t LiteralFilter::find(std::string_view hay) const {
+  if (hay.size() < literal_.size()) return std::string_view::npos;
+  const size_t last = hay.size() - literal_.size();  // the last place the literal fits
+  size_t i = 0;
+#if defined(__x86_64__)
+  const size_t at = __builtin_cpu_supports("avx512bw") ? find_avx512(hay.data(), last, i)
+                    : __builtin_cpu_supports("avx2")   ? find_avx2(hay.data(), last, i)
+                                                       : find_sse2(hay.data(), last, i);
+  if (at != std::string_view::npos) return at;
+#endif
+  for (; i <= last; ++i)
+    if (matches_at(hay.data() + i)) return i;
+  return std::string_view::npos;
+}
+
+// --- the literal a pattern's matches contain ----------------------------------------------------
+
+namespace {
+
+// Whether `pattern` may hold an alternative outside every group, or a construct this reading cannot
+// follow (inline options, which may turn on extended mode's comments; \Q…\E; \cX): then no literal
+// is required of it. Errs towards yes.
+bool may_alternate(std::string_view pattern) {
+  int depth = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    const char c = pattern[i];
+    if (c == '\\') {
+      if (i + 1 < pattern.size() && (pattern[i + 1] == 'Q' || pattern[i + 1] == 'c')) return true;
+      ++i;  // the escaped character, whatever it is
+      continue;
+    }
+    if (in_class) {
+      if (c == ']') in_class = false;
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      if (i + 1 < pattern.size() && pattern[i + 1] == '^') ++i;
+      if (i + 1 < pattern.size() && pattern[i + 1] == ']') ++i;  // a ']' first is literal
+    } else if (c == '(') {
+      if (pattern.substr(i).starts_with("(?") && !pattern.substr(i).starts_with("(?:")) return true;
+      ++depth;
+    } else if (c == ')') {
+      depth = std::max(0, depth - 1);
+    } else if (c == '|' && depth == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// The length of the UTF-8 character whose lead byte is `c` (0: not a lead byte).
+size_t utf8_length(unsigned char c) {
+  if (c < 0x80) return 1;
+  if (c >= 0xc2 && c <= 0xdf) return 2;
+  if (c >= 0xe0 && c <= 0xef) return 3;
+  if (c >= 0xf0 && c <= 0xf4) return 4;
+  return 0;
+}
+
+}  // namespace
+
+std::optional<std::string> required_literal(std::string_view pattern, bool fixed) {
+  if (fixed) return std::string(pattern);
+  if (may_alternate(pattern)) return std::nullopt;
+  size_t i = 0;
+  for (;;) {  // zero-width assertions first: what follows them is still in every match
+    if (pattern.substr(i).starts_with("^")) {
+      i += 1;
+    } else if (pattern.substr(i).starts_with("\\A") || pattern.substr(i).starts_with("\\b") ||
+               pattern.substr(i).starts_with("\\B")) {
+      i += 2;
+    } else {
+      break;
+    }
+  }
+  std::string literal;
+  size_t last_length = 0;  // the last character's bytes: a quantifier after it may drop them
+  while (i < pattern.size()) {
+    const auto c = static_cast<unsigned char>(pattern[i]);
+    if (c == '\\') {
+      const auto next = i + 1 < pattern.size() ? static_cast<unsigned char>(pattern[i + 1]) : 0;
+      // An escaped ASCII punctuation character is itself; \w, \d, \x…, \b and the like end the literal.
+      if (next < 0x21 || next > 0x7e || std::isalnum(next)) break;
+      literal.push_back(static_cast<char>(next));
+      last_length = 1;
+      i += 2;
+      continue;
+    }
+    if (c < 0x20 || c == 0x7f || std::memchr("^$.|?*+()[]{}", c, 13) != nullptr) break;
+    const size_t n = utf8_length(c);
+    if (n == 0 || i + n > pattern.size()) break;
+    literal.append(pattern.substr(i, n));
+    last_length = n;
+    i += n;
+  }
+  // A quantifier that allows none of the last character, or a count (which may be {0}), drops it;
+  // `+` keeps it.
+  if (i < pattern.size() && std::memchr("*?{", pattern[i], 3) != nullptr) literal.resize(literal.size() - last_length);
+  if (literal.empty()) return std::nullopt;
+  return literal;
+}
+
+}  // namespace osearch
