@@ -2,7 +2,8 @@
 // the Hyperscan compile, the PCRE2 prefilter decision) and the PCRE2 matcher behind it.
 // Input: one flag byte (bit 0 -F, bit 1 -i, bit 2 -w, bit 3 last line is a subject), then up to
 // four patterns separated by '\n'. A pattern is either compiled or refused with BadInput. With -w
-// over ASCII literals, every whole-word decision taken without PCRE2 must be PCRE2's.
+// over ASCII literals, every whole-word decision taken without PCRE2 must be PCRE2's; every subject
+// a pattern matches holds the literal its prefilter looks for.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -68,6 +69,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       const auto hit = m->find(subject);  // never throws; a limit sets too_costly
       if (hit.match) require(hit.begin <= hit.end && hit.end <= subject.size(), "match outside the subject");
     }
+  }
+  // The literal prefilter skips whatever does not hold its literal: a subject the pattern matches
+  // must hold it (engine/query/literal_filter.h).
+  if (c->prefilter && !subject.empty() && osearch_fuzz::valid_utf8(subject)) {
+    bool matches = false;
+    if (o.fixed) {
+      const auto fold = [&](char ch) { return o.ignore_case && ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch | 0x20) : ch; };
+      const std::string& lit = o.patterns[0];
+      for (size_t i = 0; !matches && i + lit.size() <= subject.size(); ++i) {
+        size_t k = 0;
+        while (k < lit.size() && fold(subject[i + k]) == fold(lit[k])) ++k;
+        matches = k == lit.size();
+      }
+    } else {
+      std::string error;
+      const std::string expr = o.word ? "\\b(?:" + o.patterns[0] + ")\\b" : o.patterns[0];
+      if (auto m = osearch::PcreMatcher::compile({expr}, o.patterns, o.ignore_case, error)) {
+        const auto hit = m->find(subject);
+        matches = hit.match && !hit.too_costly;
+      }
+    }
+    if (matches) require(c->prefilter->find(subject) != std::string_view::npos, "a match without the prefilter's literal");
   }
   return 0;
 }
