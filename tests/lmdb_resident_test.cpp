@@ -99,9 +99,9 @@ TEST_CASE("a trimmed transaction keeps the map's resident pages bounded", "[lmdb
   CHECK(peak_growth(env, dbi, true, 64) < (16u << 20));
 }
 
-TEST_CASE("a write transaction refuses to commit while a cursor of it is open", "[lmdb]") {
-  // LMDB frees a write transaction's cursors when it ends, so a cursor closed after the commit
-  // would be freed twice: the commit refuses instead, and the transaction stays usable.
+TEST_CASE("a write transaction refuses to commit or abort while a cursor of it is open", "[lmdb]") {
+  // LMDB frees a write transaction's cursors when it ends, so a cursor closed after the commit (or
+  // an explicit abort) would be freed twice: both refuse instead, and the transaction stays usable.
   TempDir tmp("cursor-order");
   LmdbEnv env;
   env.open(tmp.path(), false, 4);
@@ -112,6 +112,7 @@ TEST_CASE("a write transaction refuses to commit while a cursor of it is open", 
     LmdbCursor cur(txn, dbi);
     REQUIRE(cur.first());
     CHECK_THROWS_AS(txn.commit(), std::logic_error);
+    CHECK_THROWS_AS(txn.abort(), std::logic_error);
   }
   txn.put(dbi, "b", "2");
   txn.commit();

@@ -144,6 +144,8 @@ void LmdbTxn::commit() {
 }
 
 void LmdbTxn::abort() {
+  if (open_cursors_ != 0)  // as commit(): LMDB would free the cursors the LmdbCursors still close
+    throw std::logic_error("LMDB: a write transaction aborted with an open cursor (destroy it first)");
   if (txn_) mdb_txn_abort(txn_);
   txn_ = nullptr;
 }

@@ -64,7 +64,7 @@ class LmdbTxn {
   LmdbTxn(const LmdbTxn&) = delete;
   LmdbTxn& operator=(const LmdbTxn&) = delete;
   void commit();
-  void abort();
+  void abort();  // both refuse (std::logic_error) while a cursor of a write transaction is open
   MDB_txn* get() const { return txn_; }
 
   MDB_dbi open_db(const char* name, unsigned flags = 0);
