@@ -41,6 +41,14 @@ TEST_CASE("literal filter: finds what a plain search finds, at every place again
   const std::string alphabet = "abcdeABCDE@`[{01 \n";
   const std::string noise = "abcdeABCDE@`[{01 \n\xc3\xa9\xe2\x80\x94xyzXYZ";
   std::uniform_int_distribution<size_t> pick_alpha(0, alphabet.size() - 1), pick_noise(0, noise.size() - 1);
+  // Every vector loop this CPU can run, not only the widest `find` picks, and none at all.
+  std::vector<LiteralFilter::Vectors> vectors{LiteralFilter::Vectors::None};
+  switch (LiteralFilter::best_vectors()) {
+    case LiteralFilter::Vectors::Avx512: vectors.push_back(LiteralFilter::Vectors::Avx512); [[fallthrough]];
+    case LiteralFilter::Vectors::Avx2: vectors.push_back(LiteralFilter::Vectors::Avx2); [[fallthrough]];
+    case LiteralFilter::Vectors::Sse2: vectors.push_back(LiteralFilter::Vectors::Sse2); break;
+    case LiteralFilter::Vectors::None: break;
+  }
   for (int round = 0; round < 3000; ++round) {
     const bool caseless = round % 2 == 1;
     const size_t len = 3 + rng() % (round % 7 == 0 ? 70 : 8);
@@ -65,7 +73,9 @@ TEST_CASE("literal filter: finds what a plain search finds, at every place again
     for (size_t from : {size_t{0}, size_t{1}, size_t{31}, size_t{63}}) {
       if (from > view_end) continue;
       const std::string_view h = std::string_view(hay).substr(from, view_end - from);
-      REQUIRE(f->find(h) == plain_find(h, literal, caseless));
+      const size_t expected = plain_find(h, literal, caseless);
+      REQUIRE(f->find(h) == expected);
+      for (const LiteralFilter::Vectors v : vectors) REQUIRE(f->find(h, v) == expected);
     }
   }
 }

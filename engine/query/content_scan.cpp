@@ -127,7 +127,6 @@ int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx
   return 1;  // one match is enough: stop scanning
 }
 
-
 struct WordCheck {
   std::string_view text;
   bool found = false, undecided = false;

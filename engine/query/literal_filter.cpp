@@ -81,71 +81,98 @@ bool LiteralFilter::matches_at(const char* p) const {
 }
 
 #if defined(__x86_64__)
-// The vector loops: from `pos` on, `kWidth` starts at a time while a whole vector fits, both rare
-// bytes compared in place (after their fold) and the whole literal where both are. The hot loop
-// keeps everything in registers (locals: the haystack may alias the filter) and calls nothing.
-// Leaves `pos` where the caller's byte-at-a-time tail goes on.
-#define OSEARCH_LITERAL_LOOP(kWidth, LOAD_MASK)                                                  \
-  \
-  \
-  const size_t r1 = rare1_, r2 = rare2_;                                                        \
-  size_t i = pos;                                                                               \
-  while (i <= last && last - i >= (kWidth)-1) {                                                 \
-    uint64_t mask = LOAD_MASK;                                                                  \
-    for (; mask != 0; mask &= mask - 1) {                                                       \
-      const size_t at = i + static_cast<size_t>(__builtin_ctzll(mask));                         \
-      if (matches_at(hay + at)) {                                                               \
-        pos = i;                                                                                \
-        return at;                                                                              \
-      }                                                                                         \
-    }                                                                                           \
-    i += (kWidth);                                                                              \
-  }                                                                                             \
-  pos = i;                                                                                      \
-  return std::string_view::npos;
+namespace {
+
+// Where both rare bytes are in place among the `kWidth` starts at `p` (bit k: the start p + k), the
+// text's bytes ORed with the fold bits first.
+__attribute__((target("avx512bw"))) inline uint64_t pair_mask_avx512(const char* p, size_t r1, size_t r2, __m512i fold1,
+                                                                     __m512i want1, __m512i fold2, __m512i want2) {
+  const __m512i at1 = _mm512_or_si512(_mm512_loadu_si512(p + r1), fold1);
+  const __m512i at2 = _mm512_or_si512(_mm512_loadu_si512(p + r2), fold2);
+  return _mm512_cmpeq_epi8_mask(at1, want1) & _mm512_cmpeq_epi8_mask(at2, want2);
+}
+
+__attribute__((target("avx2"))) inline uint64_t pair_mask_avx2(const char* p, size_t r1, size_t r2, __m256i fold1,
+                                                               __m256i want1, __m256i fold2, __m256i want2) {
+  const __m256i at1 = _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + r1)), fold1);
+  const __m256i at2 = _mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p + r2)), fold2);
+  const __m256i both = _mm256_and_si256(_mm256_cmpeq_epi8(at1, want1), _mm256_cmpeq_epi8(at2, want2));
+  return static_cast<uint32_t>(_mm256_movemask_epi8(both));
+}
+
+inline uint64_t pair_mask_sse2(const char* p, size_t r1, size_t r2, __m128i fold1, __m128i want1, __m128i fold2,
+                               __m128i want2) {
+  const __m128i at1 = _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + r1)), fold1);
+  const __m128i at2 = _mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + r2)), fold2);
+  const __m128i both = _mm_and_si128(_mm_cmpeq_epi8(at1, want1), _mm_cmpeq_epi8(at2, want2));
+  return static_cast<uint32_t>(_mm_movemask_epi8(both));
+}
+
+}  // namespace
+
+// The vector loops: from `pos` on, `kWidth` starts at a time while a whole vector fits, the whole
+// literal compared where both rare bytes are in place. The hot loop keeps everything in registers
+// (locals: the haystack may alias the filter) and calls nothing else. Leaves `pos` where the
+// caller's byte-at-a-time tail goes on.
+#define OSEARCH_LITERAL_LOOP(kWidth, pair_mask, VEC, set1)                                    \
+  const size_t r1 = rare1_, r2 = rare2_;                                                    \
+  const VEC want1 = set1(static_cast<char>(literal_[r1]));                                  \
+  const VEC want2 = set1(static_cast<char>(literal_[r2]));                                  \
+  const VEC fold1 = set1(static_cast<char>(fold_bits(literal_[r1], caseless_)));            \
+  const VEC fold2 = set1(static_cast<char>(fold_bits(literal_[r2], caseless_)));            \
+  size_t i = pos;                                                                           \
+  while (i <= last && last - i >= (kWidth)-1) {                                             \
+    for (uint64_t mask = pair_mask(hay + i, r1, r2, fold1, want1, fold2, want2); mask != 0; \
+         mask &= mask - 1) {                                                                \
+      const size_t at = i + static_cast<size_t>(__builtin_ctzll(mask));                     \
+      if (matches_at(hay + at)) {                                                           \
+        pos = i;                                                                            \
+        return at;                                                                          \
+      }                                                                                     \
+    }                                                                                       \
+    i += (kWidth);                                                                          \
+  }                                                                                         \
+  pos = i;                                                                                  \
+  return std::string_view::npos
 
 __attribute__((target("avx512bw"))) size_t LiteralFilter::find_avx512(const char* hay, size_t last, size_t& pos) const {
-  const __m512i want1 = _mm512_set1_epi8(static_cast<char>(literal_[rare1_]));
-  const __m512i want2 = _mm512_set1_epi8(static_cast<char>(literal_[rare2_]));
-  const __m512i fold1 = _mm512_set1_epi8(static_cast<char>(fold_bits(literal_[rare1_], caseless_)));
-  const __m512i fold2 = _mm512_set1_epi8(static_cast<char>(fold_bits(literal_[rare2_], caseless_)));
-  OSEARCH_LITERAL_LOOP(64, _mm512_cmpeq_epi8_mask(_mm512_or_si512(_mm512_loadu_si512(hay + i + r1), fold1), want1) &
-                               _mm512_cmpeq_epi8_mask(_mm512_or_si512(_mm512_loadu_si512(hay + i + r2), fold2), want2))
+  OSEARCH_LITERAL_LOOP(64, pair_mask_avx512, __m512i, _mm512_set1_epi8);
 }
 
 __attribute__((target("avx2"))) size_t LiteralFilter::find_avx2(const char* hay, size_t last, size_t& pos) const {
-  const __m256i want1 = _mm256_set1_epi8(static_cast<char>(literal_[rare1_]));
-  const __m256i want2 = _mm256_set1_epi8(static_cast<char>(literal_[rare2_]));
-  const __m256i fold1 = _mm256_set1_epi8(static_cast<char>(fold_bits(literal_[rare1_], caseless_)));
-  const __m256i fold2 = _mm256_set1_epi8(static_cast<char>(fold_bits(literal_[rare2_], caseless_)));
-  OSEARCH_LITERAL_LOOP(32, static_cast<uint32_t>(_mm256_movemask_epi8(_mm256_and_si256(
-                               _mm256_cmpeq_epi8(_mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hay + i + r1)), fold1), want1),
-                               _mm256_cmpeq_epi8(_mm256_or_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(hay + i + r2)), fold2), want2)))))
+  OSEARCH_LITERAL_LOOP(32, pair_mask_avx2, __m256i, _mm256_set1_epi8);
 }
 
-// SSE2: every x86-64.
-size_t LiteralFilter::find_sse2(const char* hay, size_t last, size_t& pos) const {
-  const __m128i want1 = _mm_set1_epi8(static_cast<char>(literal_[rare1_]));
-  const __m128i want2 = _mm_set1_epi8(static_cast<char>(literal_[rare2_]));
-  const __m128i fold1 = _mm_set1_epi8(static_cast<char>(fold_bits(literal_[rare1_], caseless_)));
-  const __m128i fold2 = _mm_set1_epi8(static_cast<char>(fold_bits(literal_[rare2_], caseless_)));
-  OSEARCH_LITERAL_LOOP(16, static_cast<uint32_t>(_mm_movemask_epi8(_mm_and_si128(
-                               _mm_cmpeq_epi8(_mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(hay + i + r1)), fold1), want1),
-                               _mm_cmpeq_epi8(_mm_or_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(hay + i + r2)), fold2), want2)))))
+size_t LiteralFilter::find_sse2(const char* hay, size_t last, size_t& pos) const {  // SSE2: every x86-64
+  OSEARCH_LITERAL_LOOP(16, pair_mask_sse2, __m128i, _mm_set1_epi8);
 }
 #undef OSEARCH_LITERAL_LOOP
 #endif
 
-size_t LiteralFilter::find(std::string_view hay) const {
+LiteralFilter::Vectors LiteralFilter::best_vectors() {
+#if defined(__x86_64__)
+  if (__builtin_cpu_supports("avx512bw")) return Vectors::Avx512;
+  if (__builtin_cpu_supports("avx2")) return Vectors::Avx2;
+  return Vectors::Sse2;
+#else
+  return Vectors::None;
+#endif
+}
+
+size_t LiteralFilter::find(std::string_view hay, Vectors vectors) const {
   if (hay.size() < literal_.size()) return std::string_view::npos;
   const size_t last = hay.size() - literal_.size();  // the last place the literal fits
   size_t i = 0;
+  size_t at = std::string_view::npos;
 #if defined(__x86_64__)
-  const size_t at = __builtin_cpu_supports("avx512bw") ? find_avx512(hay.data(), last, i)
-                    : __builtin_cpu_supports("avx2")   ? find_avx2(hay.data(), last, i)
-                                                       : find_sse2(hay.data(), last, i);
-  if (at != std::string_view::npos) return at;
+  switch (vectors) {
+    case Vectors::Avx512: at = find_avx512(hay.data(), last, i); break;
+    case Vectors::Avx2: at = find_avx2(hay.data(), last, i); break;
+    case Vectors::Sse2: at = find_sse2(hay.data(), last, i); break;
+    case Vectors::None: break;
+  }
 #endif
+  if (at != std::string_view::npos) return at;
   for (; i <= last; ++i)
     if (matches_at(hay.data() + i)) return i;
   return std::string_view::npos;

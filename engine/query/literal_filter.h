@@ -15,12 +15,17 @@ class LiteralFilter {
  public:
   // A filter for `literal` (ASCII letters compared without case when `caseless`), or nullopt when
   // it would not be one: shorter than 3 bytes, longer than 255, or caseless with a byte whose case
-  // folding Hyperscan and PCRE2 carry past ASCII (k and s fold to the Kelvin sign and the long s,
-  // and non-ASCII letters have their own rules).
+  // Unicode carries past ASCII (k, s and i: the Kelvin sign, the long s, the dotted and dotless i;
+  // and every non-ASCII letter).
   static std::optional<LiteralFilter> make(std::string_view literal, bool caseless);
 
   // Where the literal first occurs in `hay`, or npos.
-  size_t find(std::string_view hay) const;
+  size_t find(std::string_view hay) const { return find(hay, vectors_); }
+
+  // The vector loop `find` runs: the widest this CPU has. Each can be asked for (tests run them all).
+  enum class Vectors { Avx512, Avx2, Sse2, None };
+  static Vectors best_vectors();
+  size_t find(std::string_view hay, Vectors vectors) const;
   size_t size() const { return literal_.size(); }
 
  private:
@@ -34,6 +39,7 @@ class LiteralFilter {
   std::string literal_;  // lower-cased where caseless
   bool caseless_ = false;
   size_t rare1_ = 0, rare2_ = 0;  // the positions of its two rarest bytes, rare1_ < rare2_
+  Vectors vectors_ = best_vectors();
 };
 
 // The literal each match of `pattern` contains, as the scan may look for it, or nullopt when none
