@@ -1,7 +1,8 @@
 // A literal every match of a `content` pattern contains, and a fast way to find it: the scan skips
 // the text log's bytes up to the literal's next occurrence instead of giving them all to Hyperscan.
-// Hyperscan's single-literal matcher ran ~4.9 GB/s a thread here; comparing the literal's two
-// rarest bytes 32 at a time, ~20 GB/s (docs/BENCHMARKS.md).
+// Hyperscan's single-literal matcher ran 8-50 GB/s a thread here, by the two bytes it anchors on
+// (`stateStore`: 8); comparing the literal's two rarest bytes 64 places at a time, ~30 GB/s whatever
+// the literal (docs/BENCHMARKS.md).
 #pragma once
 
 #include <cstddef>
@@ -45,7 +46,8 @@ class LiteralFilter {
 // The literal each match of `pattern` contains, as the scan may look for it, or nullopt when none
 // is known: the whole pattern under -F, else the literal text a regex starts with (after ^, \A, \b
 // or \B), cut where a quantifier could drop its last character; none when `|` appears outside a
-// group or class (an alternative may not hold it). Erring towards nullopt only costs speed.
+// group or class (an alternative may not hold it), or the pattern has inline options, \Q or \cX
+// (which this reading does not follow). Erring towards nullopt only costs speed.
 std::optional<std::string> required_literal(std::string_view pattern, bool fixed);
 
 }  // namespace osearch
