@@ -305,14 +305,14 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
     // [from, chunk_end), read through the buffer a block at a time; nullopt when it does not.
     const auto next_literal = [&](ChunkState& st, uint64_t from, uint64_t chunk_end) -> std::optional<uint64_t> {
       const LiteralFilter& f = *p.prefilter;
-      for (uint64_t s = from; s + f.size() <= chunk_end;) {
-        hold(st, s, s + f.size(), chunk_end);
+      for (uint64_t s = from, need = from + f.size(); need <= chunk_end;) {
+        hold(st, s, need, chunk_end);
         const uint64_t held_end = std::min<uint64_t>(chunk_end, st.copy_at + st.copy.size());
         const size_t at = f.find(st.copy.substr(s - st.copy_at, held_end - s));
         if (at != std::string_view::npos) return s + at;
         if (held_end >= chunk_end) break;
-        s = held_end - (f.size() - 1);    // an occurrence may straddle the block's end
-        hold(st, s, held_end + 1, chunk_end);  // so the next block starts there
+        s = held_end - (f.size() - 1);  // an occurrence may straddle the block's end: the next
+        need = held_end + 1;            // block starts before it, and reaches past this one
       }
       return std::nullopt;
     };
@@ -352,14 +352,17 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
         for (auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b]); it != starts.end() && *it < cuts[b + 1];
              ++it) {
-          uint64_t end = it + 1 != starts.end() ? std::min(*(it + 1), cuts[b + 1]) : cuts[b + 1];
+          const auto entry_end = [&](auto at) {
+            return at + 1 != starts.end() ? std::min(*(at + 1), cuts[b + 1]) : cuts[b + 1];
+          };
+          uint64_t end = entry_end(it);
           if (p.prefilter && (!literal_at || *literal_at < *it)) {
             literal_at = next_literal(st, *it, cuts[b + 1]);
             if (!literal_at) break;
           }
           if (literal_at && *literal_at >= end) {  // entries before the one holding it hold no match
             it = std::upper_bound(it, starts.end(), *literal_at) - 1;
-            end = it + 1 != starts.end() ? std::min(*(it + 1), cuts[b + 1]) : cuts[b + 1];
+            end = entry_end(it);
           }
           hold(st, *it, end, cuts[b + 1]);
           TextEntry e;
@@ -382,7 +385,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
   }
   Candidates out;
   for (size_t b = 0; b < states.size(); ++b) {
-    const ChunkState& st = states[b];
+    ChunkState& st = states[b];  // (not const: its candidates are moved out, not copied)
     if (!st.scanned) {
       out.cut = true;
       continue;
