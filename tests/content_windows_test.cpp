@@ -144,7 +144,10 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
   for (const std::string pattern : {"err\\w", "err\\w+", "[0-9]+", "\\w", "fn\\s+\\w+", "[A-Z][a-z]+[0-9]{3}",
                                     "TODO", "stderr", "main$", "x9y", "quux main", "ipsum[^z]*TODO",
                                     "needleabcdefghijklmn", "needle[a-z]+n\\b", "^err", "^lorem$", "err(?=no)",
-                                    "(?<!std)err\\b"}) {
+                                    "(?<!std)err\\b",
+                                    // Sets of literals the scan skips to (engine/query/literal_filter.h).
+                                    "stderr|x9y", "TODO|quux main", "^err|main$", "needleabcdefghijklmn|zzzq",
+                                    "fn\\s+\\w+|TODO"}) {
     INFO("pattern " << pattern);
     const std::set<std::string> expected = matching(texts, pattern, pattern, false);
     CHECK(found(ix.idx, pattern) == expected);
@@ -161,7 +164,7 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
   }
   // -w: ASCII literals are settled by the scanning threads from the bytes around each occurrence,
   // other patterns by PCRE2 afterwards; either way exactly the messages \b(?:p)\b finds.
-  for (const std::string pattern : {"err", "error", "main", "TODO", "fn main", "12", "_", "err\\w*", "o+"}) {
+  for (const std::string pattern : {"err", "error", "main", "TODO", "fn main", "12", "_", "err\\w*", "o+", "TODO|main"}) {
     INFO("-w pattern " << pattern);
     const std::set<std::string> expected = matching(texts, "\\b(?:" + pattern + ")\\b", pattern, false);
     CHECK(found(ix.idx, pattern, true) == expected);
@@ -169,7 +172,7 @@ TEST_CASE("content: the windowed log scan finds exactly the messages that match 
   }
   // -i: literals the prefilter looks for without case (engine/query/literal_filter.h), and one it
   // leaves to Hyperscan (an i, whose case Unicode folds beyond ASCII).
-  for (const std::string pattern : {"ERROR", "tOdO", "ERR\\w", "LOREM ipsum", "Ab123", "2026-03", "MAIN"}) {
+  for (const std::string pattern : {"ERROR", "tOdO", "ERR\\w", "LOREM ipsum", "Ab123", "2026-03", "MAIN", "ERROR|tOdO"}) {
     INFO("-i pattern " << pattern);
     const std::set<std::string> expected = matching(texts, pattern, pattern, true);
     CHECK(found(ix.idx, pattern, false, true) == expected);

@@ -179,18 +179,24 @@ TEST_CASE("literal filter: the scan finds an occurrence across the edge of a blo
     REQUIRE(log.entry_at(0, first));
     REQUIRE(first.text_offset + first.text.find(needle) == at);
     for (const auto& [pattern, caseless] : std::vector<std::pair<std::string, bool>>{
-             {needle, false}, {"NEEDLE-abcdefghjlmnop", true}, {"needle-abc\\w+", false}, {"\\bneedle-abcdefghjlmnop", false}}) {
-      INFO("needle at " << at << ", pattern " << pattern);
-      ContentOptions o;
-      o.patterns = {pattern};
-      o.ignore_case = caseless;
-      const ContentPatterns p = ContentPatterns::compile(o);
-      REQUIRE(p.prefilter);
-      const Candidates c = scan_log(log, p, std::chrono::steady_clock::now() + std::chrono::minutes(1));
-      std::vector<uint64_t> found;
-      for (const auto& chunk : c.chunks)
-        for (const Candidate& cand : chunk) found.push_back(cand.start);
-      CHECK(found == holding);
+             {needle, false}, {"NEEDLE-abcdefghjlmnop", true}, {"needle-abc\\w+", false}, {"\\bneedle-abcdefghjlmnop", false},
+             // Sets (engine/query/literal_filter.h): the other literal occurs nowhere, or everywhere.
+             {"qqqq-absent|" + needle, false}, {needle + "|qqqq-absent", false}, {"QQQQ-ABZENT|NEEDLE-abcdefghjlmnop", true},
+             {"\\bqqqq|needle-abc\\w+", false}}) {
+      for (const uint64_t timed_from : {uint64_t{0}, UINT64_MAX}) {  // a set timed against Hyperscan alone, or not
+        INFO("needle at " << at << ", pattern " << pattern << ", sets timed from " << timed_from);
+        ContentOptions o;
+        o.patterns = {pattern};
+        o.ignore_case = caseless;
+        ContentPatterns p = ContentPatterns::compile(o);
+        REQUIRE(p.prefilter);
+        p.time_literal_sets_from = timed_from;
+        const Candidates c = scan_log(log, p, std::chrono::steady_clock::now() + std::chrono::minutes(1));
+        std::vector<uint64_t> found;
+        for (const auto& chunk : c.chunks)
+          for (const Candidate& cand : chunk) found.push_back(cand.start);
+        CHECK(found == holding);
+      }
     }
   }
 }

@@ -80,11 +80,9 @@ HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& e
   return HsDatabase(db);
 }
 
-// A single pattern whose every match holds a literal the filter can look for: the scan skips to it.
+// Patterns whose every match holds one of a few literals: the scan skips to the next of them.
 void set_prefilter(ContentPatterns& c, const ContentOptions& o) {
-  if (o.patterns.size() != 1) return;
-  if (const std::optional<std::string> literal = required_literal(o.patterns[0], o.fixed))
-    c.prefilter = LiteralFilter::make(*literal, o.ignore_case);
+  c.prefilter = LiteralSet::make(o.patterns, o.fixed, o.ignore_case);
 }
 
 // A literal PCRE2 and Hyperscan read alike, whose every byte is ASCII and printable.

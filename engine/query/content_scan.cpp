@@ -122,6 +122,8 @@ uint64_t window_end(std::span<const uint64_t> starts, uint64_t from, uint64_t ch
   return chunk_end - from <= kWindow ? chunk_end : entry_start_from(starts, from + kWindow, chunk_end);
 }
 
+int on_each(unsigned, unsigned long long, unsigned long long, unsigned, void*) { return 0; }
+
 int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx) {
   *static_cast<bool*>(ctx) = true;
   return 1;  // one match is enough: stop scanning
@@ -301,31 +303,102 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         st.copy_at = block_from;
       }
     };
-    // Where the literal every match holds (p.prefilter) next occurs at or past `from`, an offset in
-    // [from, chunk_end), read through the buffer a block at a time; nullopt when it does not.
-    const auto next_literal = [&](ChunkState& st, uint64_t from, uint64_t chunk_end) -> std::optional<uint64_t> {
-      const LiteralFilter& f = *p.prefilter;
-      for (uint64_t s = from, need = from + f.size(); need <= chunk_end;) {
-        hold(st, s, need, chunk_end);
-        const uint64_t held_end = std::min<uint64_t>(chunk_end, st.copy_at + st.copy.size());
-        const size_t at = f.find(st.copy.substr(s - st.copy_at, held_end - s));
-        if (at != std::string_view::npos) return s + at;
-        if (held_end >= chunk_end) break;
-        s = held_end - (f.size() - 1);  // an occurrence may straddle the block's end: the next
-        need = held_end + 1;            // block starts before it, and reaches past this one
-      }
-      return std::nullopt;
+    // Where a literal of p.prefilter next occurs at or past `from`, an offset in [from, chunk_end),
+    // read through the buffer a block at a time; nullopt when none does. Per literal, `cursor`
+    // keeps how far it was looked for (no occurrence starts in [from, at)) and whether `at` is
+    // one: each is looked for in each block once, however often the others occur.
+    struct Cursor {
+      std::vector<uint64_t> at;
+      std::vector<char> found;
     };
-    for (size_t b; (b = next.fetch_add(1)) < states.size();) {
+    const auto next_literal = [&](ChunkState& st, Cursor& cursor, uint64_t from,
+                                  uint64_t chunk_end) -> std::optional<uint64_t> {
+      const std::vector<LiteralFilter>& filters = p.prefilter->filters();
+      cursor.at.resize(filters.size(), 0);
+      cursor.found.resize(filters.size(), 0);
+      for (;;) {
+        // The nearest known occurrence; the first place a search goes on, and the bytes it needs.
+        uint64_t nearest = UINT64_MAX, resume = UINT64_MAX, need = 0;
+        for (size_t i = 0; i < filters.size(); ++i) {
+          if (cursor.at[i] < from) {  // (found before `from`, or a chunk before this one)
+            cursor.at[i] = from;
+            cursor.found[i] = 0;
+          }
+          const uint64_t at = cursor.at[i], end = at + filters[i].size();
+          if (cursor.found[i]) {
+            nearest = std::min(nearest, at);
+          } else if (end <= chunk_end && at <= resume) {
+            need = at < resume ? end : std::max(need, end);
+            resume = at;
+          }
+        }
+        if (resume >= nearest) return nearest == UINT64_MAX ? std::nullopt : std::optional<uint64_t>(nearest);
+        // Each literal searched on through the block that holds `resume` (an occurrence may
+        // straddle its end: the next block starts before it, and reaches past this one).
+        hold(st, resume, need, chunk_end);
+        const uint64_t held_end = std::min<uint64_t>(chunk_end, st.copy_at + st.copy.size());
+        for (size_t i = 0; i < filters.size(); ++i) {
+          const uint64_t at = cursor.at[i], size = filters[i].size();
+          if (cursor.found[i] || at + size > held_end) continue;
+          const size_t found = filters[i].find(st.copy.substr(at - st.copy_at, held_end - at));
+          if (found != std::string_view::npos) {
+            cursor.at[i] = at + found;
+            cursor.found[i] = 1;
+          } else {
+            cursor.at[i] = held_end >= chunk_end ? chunk_end : held_end - (size - 1);
+          }
+        }
+      }
+    };
+    // Each literal of a set costs a pass over the bytes, and when they are common words nearly every
+    // window holds one (const|let|function: 88 % of the bytes) and Hyperscan alone is faster; for
+    // rarer ones (Traceback|Exception) the filter halves the scan. So a thread times Hyperscan alone
+    // and the filter on a block of its first chunk, counting the windows Hyperscan would still get,
+    // and keeps the faster; both find the same candidates. (Logs under p.time_literal_sets_from:
+    // the filter, whichever.)
+    const auto filter_pays = [&](ChunkState& st, uint64_t from, uint64_t chunk_end) {
+      // One block, read first: both ways read every byte, so only what they do with it is timed.
+      const uint64_t end = std::min(chunk_end, from + kReadBlock);
+      if (data.size() < p.time_literal_sets_from || end - from < kReadBlock / 2) return true;
+      hold(st, from, end, chunk_end);
+      const auto scan_alone = [&](uint64_t s, uint64_t e) {
+        hs_scan(p.scan.get(), st.copy.data() + (s - st.copy_at), static_cast<unsigned>(e - s), 0, sc, on_each, nullptr);
+      };
+      scan_alone(from, std::min(end, from + 4096));  // (the scratch's first use, untimed)
+      using Clock = std::chrono::steady_clock;
+      const Clock::time_point t0 = Clock::now();
+      for (uint64_t s = from, e; s < end; s = e) {
+        e = std::min(end, window_end(starts, s, chunk_end));
+        scan_alone(s, e);
+      }
+      const Clock::time_point t1 = Clock::now();
+      Cursor cursor;
+      uint64_t windows = 0;  // the bytes Hyperscan would get around the literals' occurrences
+      for (uint64_t at = from; at < end;) {
+        const std::optional<uint64_t> found = next_literal(st, cursor, at, end);
+        if (!found) break;
+        const uint64_t start = std::max(at, log.entry_start_of(*found).value_or(*found));
+        at = std::min(end, window_end(starts, start, chunk_end));
+        windows += at - start;
+      }
+      const std::chrono::duration<double> alone = t1 - t0, filter = Clock::now() - t1;
+      return filter.count() + alone.count() * static_cast<double>(windows) / static_cast<double>(end - from) <
+             alone.count();
+    };
+    bool filter = true;  // whether this thread's scan skips to the literals (p.prefilter)
+    for (size_t b, chunks_taken = 0; (b = next.fetch_add(1)) < states.size(); ++chunks_taken) {
       if (std::chrono::steady_clock::now() >= deadline) return;
       ChunkState& st = states[b];
       st.log = &log;
-      // The literal's next occurrence at or past `from` (p.prefilter): bytes before it hold no match.
+      if (chunks_taken == 0 && p.prefilter && p.prefilter->size() > 1 && !p.per_entry)
+        filter = filter_pays(st, cuts[b], cuts[b + 1]);
+      // The literals' next occurrence at or past `from` (p.prefilter): bytes before it hold no match.
+      Cursor cursor;
       std::optional<uint64_t> literal_at;
       if (!p.per_entry) {
         for (uint64_t from = cuts[b], until = from; from < cuts[b + 1];) {
-          if (p.prefilter && (!literal_at || *literal_at < from)) {
-            literal_at = next_literal(st, from, cuts[b + 1]);
+          if (p.prefilter && filter && (!literal_at || *literal_at < from)) {
+            literal_at = next_literal(st, cursor, from, cuts[b + 1]);
             if (!literal_at) break;
           }
           if (from >= until) until = window_end(starts, from, cuts[b + 1]);
@@ -357,7 +430,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
           };
           uint64_t end = entry_end(it);
           if (p.prefilter && (!literal_at || *literal_at < *it)) {
-            literal_at = next_literal(st, *it, cuts[b + 1]);
+            literal_at = next_literal(st, cursor, *it, cuts[b + 1]);
             if (!literal_at) break;
           }
           if (literal_at && *literal_at >= end) {  // entries before the one holding it hold no match

@@ -42,9 +42,12 @@ struct ContentPatterns {
   // bare -w scans the whole log): in the whole-log scan it would see the neighbouring entries'
   // framing bytes, so each entry's text is scanned alone.
   bool per_entry = false;
-  // A literal every match holds (a single pattern's, engine/query/literal_filter.h): the scan skips
-  // the log's bytes up to its next occurrence.
-  std::optional<LiteralFilter> prefilter;
+  // Literals one of which every match holds (engine/query/literal_filter.h): the scan skips the
+  // log's bytes up to the next occurrence of one.
+  std::optional<LiteralSet> prefilter;
+  // A set of several literals is timed against Hyperscan alone on each scanning thread's first
+  // block, from a log of this size on (below it, the filter is used: either is quick). Tests lower it.
+  uint64_t time_literal_sets_from = uint64_t{64} << 20;
   HsScratch scratch;                    // serves every database above
 
   // Throws BadInput("bad-regex"). `cache_dir`: where compiled databases are kept ("" = nowhere).

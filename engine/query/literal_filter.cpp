@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -182,16 +183,18 @@ size_t LiteralFilter::find(std::string_view hay, Vectors vectors) const {
 
 namespace {
 
-// Whether `pattern` may hold an alternative outside every group, or a construct this reading cannot
-// follow (inline options, which may turn on extended mode's comments; \Q…\E; \cX): then no literal
-// is required of it. Errs towards yes.
-bool may_alternate(std::string_view pattern) {
+// The alternatives `pattern` is made of at its top level (split at each `|` outside every group and
+// class), or nullopt when it holds a construct this reading cannot follow: inline options (which
+// may turn on extended mode's comments, hiding a `|` or a bracket), \Q…\E, \cX.
+std::optional<std::vector<std::string_view>> top_level_alternatives(std::string_view pattern) {
+  std::vector<std::string_view> alternatives;
+  size_t begin = 0;
   int depth = 0;
   bool in_class = false;
   for (size_t i = 0; i < pattern.size(); ++i) {
     const char c = pattern[i];
     if (c == '\\') {
-      if (i + 1 < pattern.size() && (pattern[i + 1] == 'Q' || pattern[i + 1] == 'c')) return true;
+      if (i + 1 < pattern.size() && (pattern[i + 1] == 'Q' || pattern[i + 1] == 'c')) return std::nullopt;
       ++i;  // the escaped character, whatever it is
       continue;
     }
@@ -204,15 +207,17 @@ bool may_alternate(std::string_view pattern) {
       if (i + 1 < pattern.size() && pattern[i + 1] == '^') ++i;
       if (i + 1 < pattern.size() && pattern[i + 1] == ']') ++i;  // a ']' first is literal
     } else if (c == '(') {
-      if (pattern.substr(i).starts_with("(?") && !pattern.substr(i).starts_with("(?:")) return true;
+      if (pattern.substr(i).starts_with("(?") && !pattern.substr(i).starts_with("(?:")) return std::nullopt;
       ++depth;
     } else if (c == ')') {
       depth = std::max(0, depth - 1);
     } else if (c == '|' && depth == 0) {
-      return true;
+      alternatives.push_back(pattern.substr(begin, i - begin));
+      begin = i + 1;
     }
   }
-  return false;
+  alternatives.push_back(pattern.substr(begin));
+  return alternatives;
 }
 
 // The length of the UTF-8 character whose lead byte is `c` (0: not a lead byte).
@@ -226,9 +231,11 @@ size_t utf8_length(unsigned char c) {
 
 }  // namespace
 
-std::optional<std::string> required_literal(std::string_view pattern, bool fixed) {
-  if (fixed) return std::string(pattern);
-  if (may_alternate(pattern)) return std::nullopt;
+namespace {
+
+// The literal text a regex without a top-level `|` starts with (after ^, \A, \b or \B), cut where
+// a quantifier could drop its last character; nullopt when it starts with none.
+std::optional<std::string> leading_literal(std::string_view pattern) {
   size_t i = 0;
   for (;;) {  // zero-width assertions first: what follows them is still in every match
     if (pattern.substr(i).starts_with("^")) {
@@ -265,6 +272,68 @@ std::optional<std::string> required_literal(std::string_view pattern, bool fixed
   if (i < pattern.size() && std::memchr("*?{", pattern[i], 3) != nullptr) literal.resize(literal.size() - last_length);
   if (literal.empty()) return std::nullopt;
   return literal;
+}
+
+// Whether `inner` occurs in `outer` (ASCII letters without case when `caseless`): then every
+// occurrence of `outer` holds one of `inner`, and a filter need not look for `outer` too.
+bool holds(std::string_view outer, std::string_view inner, bool caseless) {
+  const auto same = [caseless](char a, char b) {
+    return caseless ? std::tolower(static_cast<unsigned char>(a)) == std::tolower(static_cast<unsigned char>(b)) : a == b;
+  };
+  return std::search(outer.begin(), outer.end(), inner.begin(), inner.end(), same) != outer.end();
+}
+
+}  // namespace
+
+std::optional<std::string> required_literal(std::string_view pattern, bool fixed) {
+  if (fixed) return std::string(pattern);
+  const std::optional<std::vector<std::string_view>> alternatives = top_level_alternatives(pattern);
+  if (!alternatives || alternatives->size() != 1) return std::nullopt;
+  return leading_literal(pattern);
+}
+
+std::optional<std::vector<std::string>> required_literals(std::string_view pattern, bool fixed) {
+  if (fixed) return std::vector<std::string>{std::string(pattern)};
+  const std::optional<std::vector<std::string_view>> alternatives = top_level_alternatives(pattern);
+  if (!alternatives) return std::nullopt;
+  std::vector<std::string> literals;
+  for (const std::string_view alternative : *alternatives) {
+    std::optional<std::string> literal = leading_literal(alternative);
+    if (!literal) return std::nullopt;
+    literals.push_back(std::move(*literal));
+  }
+  return literals;
+}
+
+std::optional<LiteralSet> LiteralSet::make(const std::vector<std::string>& patterns, bool fixed, bool caseless) {
+  std::vector<std::string> literals;
+  for (const std::string& pattern : patterns) {
+    std::optional<std::vector<std::string>> some = required_literals(pattern, fixed);
+    if (!some) return std::nullopt;
+    for (std::string& literal : *some) literals.push_back(std::move(literal));
+  }
+  // A literal that holds another is never needed: look for the shorter one only.
+  std::sort(literals.begin(), literals.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  LiteralSet set;
+  std::vector<std::string> kept;
+  for (const std::string& literal : literals) {
+    if (std::any_of(kept.begin(), kept.end(), [&](const std::string& k) { return holds(literal, k, caseless); }))
+      continue;
+    std::optional<LiteralFilter> f = LiteralFilter::make(literal, caseless);
+    if (!f || kept.size() == kMaxLiterals) return std::nullopt;
+    kept.push_back(literal);
+    set.filters_.push_back(std::move(*f));
+  }
+  if (set.filters_.empty()) return std::nullopt;
+  return set;
+}
+
+size_t LiteralSet::find(std::string_view hay) const {
+  size_t first = std::string_view::npos;
+  for (const LiteralFilter& f : filters_) first = std::min(first, f.find(hay));
+  return first;
 }
 
 }  // namespace osearch

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace osearch {
 
@@ -43,11 +44,35 @@ class LiteralFilter {
   Vectors vectors_ = best_vectors();
 };
 
+// Literals one of which every match of a query's patterns holds (the alternatives of each, -e
+// patterns), each with its filter; none that holds another. Looking for each costs a pass over the
+// bytes, so a set of more than kMaxLiterals is not made.
+class LiteralSet {
+ public:
+  static constexpr size_t kMaxLiterals = 4;
+  // nullopt when some alternative of some pattern has no literal a filter can take (or when more
+  // than kMaxLiterals are needed).
+  static std::optional<LiteralSet> make(const std::vector<std::string>& patterns, bool fixed, bool caseless);
+
+  const std::vector<LiteralFilter>& filters() const { return filters_; }
+  size_t size() const { return filters_.size(); }
+  // Where the first of them occurs in `hay`, or npos.
+  size_t find(std::string_view hay) const;
+
+ private:
+  std::vector<LiteralFilter> filters_;
+};
+
 // The literal each match of `pattern` contains, as the scan may look for it, or nullopt when none
 // is known: the whole pattern under -F, else the literal text a regex starts with (after ^, \A, \b
 // or \B), cut where a quantifier could drop its last character; none when `|` appears outside a
 // group or class (an alternative may not hold it), or the pattern has inline options, \Q or \cX
 // (which this reading does not follow). Erring towards nullopt only costs speed.
 std::optional<std::string> required_literal(std::string_view pattern, bool fixed);
+
+// The literals one of which each match of `pattern` contains: the leading literal of each of its
+// top-level alternatives (as required_literal reads one), or nullopt when some alternative has
+// none. Under -F, the pattern.
+std::optional<std::vector<std::string>> required_literals(std::string_view pattern, bool fixed);
 
 }  // namespace osearch
