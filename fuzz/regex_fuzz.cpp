@@ -70,27 +70,28 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (hit.match) require(hit.begin <= hit.end && hit.end <= subject.size(), "match outside the subject");
     }
   }
-  // The literal prefilter skips whatever does not hold its literal: a subject the pattern matches
-  // must hold it (engine/query/literal_filter.h).
+  // The literal prefilter skips whatever holds none of its literals (one, or one per alternative):
+  // a subject the pattern matches must hold one (engine/query/literal_filter.h).
   if (c->prefilter && !subject.empty() && osearch_fuzz::valid_utf8(subject)) {
     bool matches = false;
-    if (o.fixed) {
-      const auto fold = [&](char ch) { return o.ignore_case && ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch | 0x20) : ch; };
-      const std::string& lit = o.patterns[0];
-      for (size_t i = 0; !matches && i + lit.size() <= subject.size(); ++i) {
-        size_t k = 0;
-        while (k < lit.size() && fold(subject[i + k]) == fold(lit[k])) ++k;
-        matches = k == lit.size();
-      }
-    } else {
-      std::string error;
-      const std::string expr = o.word ? "\\b(?:" + o.patterns[0] + ")\\b" : o.patterns[0];
-      if (auto m = osearch::PcreMatcher::compile({expr}, o.patterns, o.ignore_case, error)) {
-        const auto hit = m->find(subject);
-        matches = hit.match && !hit.too_costly;
+    for (const std::string& pattern : o.patterns) {
+      if (o.fixed) {
+        const auto fold = [&](char ch) { return o.ignore_case && ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch | 0x20) : ch; };
+        for (size_t i = 0; !matches && i + pattern.size() <= subject.size(); ++i) {
+          size_t k = 0;
+          while (k < pattern.size() && fold(subject[i + k]) == fold(pattern[k])) ++k;
+          matches = k == pattern.size();
+        }
+      } else {
+        std::string error;
+        const std::string expr = o.word ? "\\b(?:" + pattern + ")\\b" : pattern;
+        if (auto m = osearch::PcreMatcher::compile({expr}, {pattern}, o.ignore_case, error)) {
+          const auto hit = m->find(subject);
+          matches = matches || (hit.match && !hit.too_costly);
+        }
       }
     }
-    if (matches) require(c->prefilter->find(subject) != std::string_view::npos, "a match without the prefilter's literal");
+    if (matches) require(c->prefilter->find(subject) != std::string_view::npos, "a match without any of the prefilter's literals");
   }
   return 0;
 }
