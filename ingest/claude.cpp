@@ -294,6 +294,36 @@ bool is_meta_user_text(std::string_view text) {
          starts_with(t, "<local-command-stdout>") || starts_with(t, "<local-command-stderr>");
 }
 
+namespace {
+
+// While a subagent runs (2.1.12..2.1.63), the parent's transcript repeats each of its messages in a
+// `progress` line: data.type agent_progress, data.agentId, data.message the subagent's line (same
+// uuid, content, toolUseResult). Copies of a project often lack the subagent's transcript, and then
+// these are the only record of what it did and read: a sidechain message of the parent session, as
+// the transcript's line would be. Without usage (ccusage counts none of these lines, and where the
+// transcript exists its line counts; the engine then drops the copy), nor cwd or branch.
+bool parse_agent_progress(element obj, Message& m) {
+  element data, inner;
+  if (obj["data"].get(data) != simdjson::SUCCESS || !data.is_object() || str_field(data, "type") != "agent_progress" ||
+      data["message"].get(inner) != simdjson::SUCCESS || !inner.is_object())
+    return false;
+  const std::string_view type = str_field(inner, "type");
+  if (type != "user" && type != "assistant") return false;
+  if (!parse_message(inner, type, m)) return false;
+  m.agent_id = bounded_id(str_field(data, "agentId"));
+  if (m.agent_id.empty()) return false;  // whose transcript it copies is unknown
+  m.from_progress = true;
+  m.is_sidechain = true;
+  if (m.timestamp_ms == 0)
+    if (auto ts = parse_iso8601_ms(str_field(obj, "timestamp"))) m.timestamp_ms = *ts;
+  m.usage = {};
+  m.advisor_usage.clear();
+  m.api_message_id.clear();
+  return true;
+}
+
+}  // namespace
+
 bool parse_claude_object(element obj, LineRecords& out) {
   std::string_view type = str_field(obj, "type");
   const std::string_view session_id = str_field(obj, "sessionId");
@@ -308,6 +338,12 @@ bool parse_claude_object(element obj, LineRecords& out) {
   if (type == "attachment") {
     Message m;
     if (!parse_queued_prompt(obj, m)) return false;
+    out.messages.push_back(std::move(m));
+    return true;
+  }
+  if (type == "progress") {
+    Message m;
+    if (!parse_agent_progress(obj, m)) return false;
     out.messages.push_back(std::move(m));
     return true;
   }
@@ -371,7 +407,9 @@ void remember_skipped(FileCarry& carry, const std::string& uuid, const std::stri
 
 bool parse_claude_object(element obj, LineRecords& out, FileCarry& carry) {
   const bool kept = parse_claude_object(obj, out);
-  if (!out.messages.empty()) {
+  // A progress line's message is the subagent's: the line itself stays a skipped link of the chain.
+  const bool progress_copy = !out.messages.empty() && out.messages.front().from_progress;
+  if (!out.messages.empty() && !progress_copy) {
     // A parent that is a skipped line: follow the skipped lines back to the message beyond them.
     for (Message& m : out.messages) {
       if (m.parent_uuid.empty() || !m.logical_parent_uuid.empty()) continue;
@@ -386,7 +424,8 @@ bool parse_claude_object(element obj, LineRecords& out, FileCarry& carry) {
     }
     return kept;
   }
-  // Any other line with a uuid (a compaction boundary links back by its logicalParentUuid).
+  // Any other line with a uuid (a compaction boundary links back by its logicalParentUuid; a
+  // progress line).
   const std::string uuid = bounded_id(str_field(obj, "uuid"));
   if (!uuid.empty()) {
     std::string link = bounded_id(str_field(obj, "parentUuid"));

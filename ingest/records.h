@@ -81,6 +81,9 @@ struct Message {
   int64_t spawned_total_tokens = 0;
   // Workflow launch carried by a Workflow tool result (toolUseResult.runId …).
   std::string workflow_run_id, workflow_task_id, workflow_status;
+  // A subagent's message as the parent's transcript repeats it (Claude `progress` lines of type
+  // agent_progress): the engine takes it only where the subagent's own transcript is missing.
+  bool from_progress = false;
 };
 
 // A workflow run from `<session>/workflows/<file>.json` (one record per run, its agents inside).

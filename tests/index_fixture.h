@@ -323,7 +323,9 @@ struct ExpectedSession {
 
 std::map<std::string, ExpectedSession> expected_sessions(const std::string& root) {
   std::map<std::string, ExpectedSession> out;
-  for (const auto& rel : list_files(root)) {
+  const auto files = list_files(root);
+  const std::set<std::string> present(files.begin(), files.end());
+  for (const auto& rel : files) {
     if (rel.size() < 6 || rel.substr(rel.size() - 6) != ".jsonl") continue;
     std::vector<std::string> parts;
     for (size_t s = 0, e; s <= rel.size(); s = e + 1) {
@@ -355,8 +357,21 @@ std::map<std::string, ExpectedSession> expected_sessions(const std::string& root
       const bool queued = type == "attachment" &&
                           obj["attachment"]["type"].get_string().get(attachment_type) == simdjson::SUCCESS &&
                           attachment_type == "queued_command";
-      if (type != "user" && type != "assistant" && !queued) return;
-      if (obj["uuid"].get_string().get(uuid) != simdjson::SUCCESS || uuid.empty()) return;
+      // A subagent's message its parent's progress line repeats (agent_progress), where the
+      // subagent has no transcript of its own in the tree: its uuid is the inner message's.
+      simdjson::dom::element message_obj = obj, data;
+      std::string_view data_type, agent, inner_type;
+      const bool copy = type == "progress" && parts.size() == 2 && !root_agent &&
+                        obj["data"].get(data) == simdjson::SUCCESS &&
+                        data["type"].get_string().get(data_type) == simdjson::SUCCESS && data_type == "agent_progress" &&
+                        data["agentId"].get_string().get(agent) == simdjson::SUCCESS && !agent.empty() &&
+                        data["message"].get(message_obj) == simdjson::SUCCESS && message_obj.is_object() &&
+                        message_obj["type"].get_string().get(inner_type) == simdjson::SUCCESS &&
+                        (inner_type == "user" || inner_type == "assistant") &&
+                        !present.count(parts[0] + "/" + sid + "/subagents/agent-" + std::string(agent) + ".jsonl") &&
+                        !present.count(parts[0] + "/agent-" + std::string(agent) + ".jsonl");
+      if (type != "user" && type != "assistant" && !queued && !copy) return;
+      if (message_obj["uuid"].get_string().get(uuid) != simdjson::SUCCESS || uuid.empty()) return;
       ExpectedSession& e = out[sid];
       // A uuid seen before is a new message only with other, non-empty words than its first line
       // (engine/index/ingest_batch.cpp); the words are what the adapter reads.
@@ -369,7 +384,8 @@ std::map<std::string, ExpectedSession> expected_sessions(const std::string& root
       e.uuids.insert(std::string(uuid));
       ++e.messages;
       simdjson::dom::element usage;
-      if (type != "assistant" || obj["message"]["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
+      // (A copy carries no usage: ccusage counts none of those lines.)
+      if (copy || type != "assistant" || obj["message"]["usage"].get(usage) != simdjson::SUCCESS || !usage.is_object()) return;
       auto num = [](simdjson::dom::element o, const char* k) -> int64_t {
         int64_t v = 0;
         uint64_t u = 0;

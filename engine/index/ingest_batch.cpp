@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "engine/index/subagent_copies.h"
 #include "engine/store/codec.h"
 #include "engine/store/trace.h"
 #include "ingest/agent_layout.h"
@@ -104,13 +105,30 @@ void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec
   ++pending_lines_;
   if (rec.is_header && !is_agent_file(file.kind) && sid == state.session_id) add_header(file, sid, rec);
   // Several messages of one line get consecutive key offsets: a line is longer than its message count.
-  for (size_t i = 0; i < rec.messages.size(); ++i) add_message(file, sid, rec.messages[i], line_offset + i);
+  for (size_t i = 0; i < rec.messages.size(); ++i) {
+    Message& m = rec.messages[i];
+    if (m.from_progress && !takes_progress_copy(file, m.agent_id)) continue;
+    add_message(file, sid, m, line_offset + i);
+  }
   for (auto& f : rec.facts) {
     // Usage is counted once per line: a rollout read again under a new name (.jsonl.zst) repeats it.
     // (Not "@" + to_string(…): GCC 12 warns a false -Wrestrict on it.)
     if (f.kind == SessionFact::Kind::Usage && f.ref_uuid.empty()) f.ref_uuid.assign("@").append(std::to_string(line_offset));
     add_fact(file, sid, f, line_offset);
   }
+}
+
+// A subagent's message copied into a Claude transcript's progress line: taken only from a main
+// transcript (an agent's own are not read for copies) when the subagent has no transcript of its
+// own (engine/index/subagent_copies.h). Asked once per (transcript, agent) in a batch.
+bool IngestBatch::takes_progress_copy(const SourceFile& file, const std::string& agent_id) {
+  if (file.kind != SourceKind::ClaudeMain) return false;
+  std::string key = file.path;
+  key.append(1, '\0').append(agent_id);
+  auto it = progress_copies_.find(key);
+  if (it == progress_copies_.end())
+    it = progress_copies_.emplace(std::move(key), !subagent_transcript_exists(file.path, agent_id)).first;
+  return it->second;
 }
 
 // An omp/pi/Codex file is a session from its header on, with or without messages (one that never

@@ -63,6 +63,7 @@ class IngestBatch {
   const BatchCounters& counters() const { return counters_; }
 
  private:
+  bool takes_progress_copy(const SourceFile& file, const std::string& agent_id);
   // The batch's LMDB lookups and writes fault pages of the records' map (each fault maps 64 KB
   // of it), released after each batch. A session re-read across batches is looked up over its
   // whole key range: every 256 operations, the map's pages are released once they grew by 64 MB,
@@ -163,6 +164,7 @@ class IngestBatch {
   std::map<std::string, WorkflowRec> workflows_;             // pair_key(sid, run)
   std::map<std::string, WorkflowAgentRec> workflow_agents_;  // pair_key(run, agent)
   std::map<std::string, FileState> file_states_;
+  std::unordered_map<std::string, bool> progress_copies_;  // path \0 agent -> take its progress copies
   std::vector<std::pair<std::string, std::string>> deleted_sources_;
   size_t pending_bytes_ = 0;  // approx_bytes of the lines added since the last flush
   size_t pending_lines_ = 0;

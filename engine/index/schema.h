@@ -15,7 +15,9 @@ namespace osearch {
 // 19: documents' session slot holds the session's number (session_numbers, sessions_by_number);
 // 20: message records end with their text's CRC-32C; a persisted Claude tool result's text holds
 //     its whole output (toolUseResult) after the preview; queued_command attachments are user messages
-inline constexpr uint64_t kSchemaVersion = 20;
+// 21: a Claude subagent without a transcript of its own has the messages its parent's progress lines
+//     repeat (agent_progress)
+inline constexpr uint64_t kSchemaVersion = 21;
 
 // The oldest schema whose archived sessions an upgrade carries over (see schema_steps).
 inline constexpr uint64_t kOldestMigratedSchema = 10;
