@@ -3,6 +3,7 @@
 // shared corpus: 8 of the 13 subagents such transcripts name), and then those lines are the only
 // record of what it did and read: they are its messages, so `content` finds what `rg` finds in the
 // file. Where its transcript exists they change nothing, and they never add tokens.
+#include "engine/query/orient.h"
 #include "engine/query/search.h"
 #include "ingest/claude.h"
 #include "ingest/jsonl_reader.h"
@@ -187,6 +188,17 @@ TEST_CASE("index: a subagent without a transcript is found through its parent's 
   CHECK(tokens_str(with.at(kSid).tokens) == tokens_str(without.at(kSid).tokens));
   CHECK(with.at(kSid).message_count == without.at(kSid).message_count + 19);
   CHECK(index_ok(idx));
+  // The subagent lists its messages, and no token count: the copies carry none.
+  {
+    IndexReader reader(idx);
+    Filters f;
+    const SubagentList agents = run_subagents(reader, f);
+    REQUIRE(agents.rows.size() == 1);
+    CHECK(agents.rows[0].agent.agent_id == kAgent);
+    CHECK(agents.rows[0].agent.message_count == 19);
+    CHECK(agents.rows[0].duration_ms().has_value());
+    CHECK_FALSE(agents.rows[0].total_tokens().has_value());
+  }
 
   // A second run reads nothing again.
   IndexSummary again = index_tree(idx, src);
@@ -214,5 +226,10 @@ TEST_CASE("index: with the subagent's transcript, its parent's progress lines ch
     const auto with = all_sessions(idx), without = all_sessions(bare);
     CHECK(tokens_str(with.at(kSid).tokens) == tokens_str(without.at(kSid).tokens));
     CHECK(content_sessions(idx, "EISDIR") == std::set<std::string>{kSid});
+    IndexReader reader(idx);
+    const SubagentList agents = run_subagents(reader, Filters{});
+    REQUIRE(agents.rows.size() == 1);
+    CHECK(agents.rows[0].agent.message_count == 19);
+    CHECK(agents.rows[0].total_tokens().has_value());  // its transcript's usage
   }
 }

@@ -292,10 +292,13 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
       }
     }
   }
-  if (is_agent_file(file.kind) && !file.agent_id.empty()) {
-    SubagentRec& sa = touch_subagent(sid, file.agent_id, &file);
+  // A subagent's message: from its transcript, or a copy from its parent's progress line.
+  const std::string& subagent = is_agent_file(file.kind) ? file.agent_id : m.agent_id;
+  if ((is_agent_file(file.kind) || m.from_progress) && !subagent.empty()) {
+    SubagentRec& sa = touch_subagent(sid, subagent, is_agent_file(file.kind) ? &file : nullptr);
     ++sa.message_count;
     sa.tokens.add(r.usage);  // zero on a repeated streamed chunk: each API message once
+    if (m.from_progress) sa.usage_complete = false;  // copies carry no usage: its tokens are unknown
     if (!r.model.empty() && r.model != "<synthetic>") sa.model = r.model;
     if (sa.workflow_run_id.empty()) sa.workflow_run_id = file.workflow_run;
     if (m.timestamp_ms > 0) {
