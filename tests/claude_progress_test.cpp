@@ -206,6 +206,32 @@ TEST_CASE("index: a subagent without a transcript is found through its parent's 
   CHECK(session_messages(idx, kSid).size() == 48 + 19);
 }
 
+TEST_CASE("index: a subagent's transcript read after its parent's progress copies counts its tokens", "[index][progress]") {
+  // The copies were stored first (the transcript written later, or copied in later): its lines are
+  // the same messages, and their usage still counts, once per API message.
+  TempDir tmp("progress-late");
+  const Lines lines = split_progress();
+  const std::string src = tmp / "src", idx = tmp / "idx", bare_src = tmp / "bare", bare = tmp / "bare-idx";
+  const std::string layout = "/" + kSid + "/subagents/agent-" + kAgent + ".jsonl";
+  write_file(src + "/" + kProject + "/" + kSid + ".jsonl", read_file(progress_transcript()));
+  index_tree(idx, src);
+  const auto before = all_sessions(idx).at(kSid).tokens;
+  write_file(src + "/" + kProject + layout, lines.subagent);
+  index_tree(idx, src);
+  write_file(bare_src + "/" + kProject + "/" + kSid + ".jsonl", lines.without_progress);
+  write_file(bare_src + "/" + kProject + layout, lines.subagent);
+  index_tree(bare, bare_src);
+  CHECK(described(idx) == described(bare));
+  const auto with = all_sessions(idx), without = all_sessions(bare);
+  CHECK(tokens_str(with.at(kSid).tokens) == tokens_str(without.at(kSid).tokens));
+  CHECK(tokens_str(with.at(kSid).tokens) != tokens_str(before));
+  // Read again from scratch: the same.
+  const std::string again = tmp / "again";
+  index_tree(again, src);
+  CHECK(tokens_str(all_sessions(again).at(kSid).tokens) == tokens_str(with.at(kSid).tokens));
+  CHECK(index_ok(idx));
+}
+
 TEST_CASE("index: with the subagent's transcript, its parent's progress lines change nothing", "[index][progress]") {
   TempDir tmp("progress-both");
   const Lines lines = split_progress();

@@ -191,6 +191,11 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     }
     record_tool_calls(sid, m, existing_key, timestamp_of_message_key(existing_key), touch_session(sid, file).rec,
                       nullptr);
+    // Its usage, should the stored message be a copy from a progress line (no usage): a subagent's
+    // transcript read after its parent's copies were. Once per API message, so a true repeat adds nothing.
+    if (!m.from_progress && m.usage.any() && !m.api_message_id.empty())
+      count_usage(touch_session(sid, file).rec, pair_key(sid, m.api_message_id), nullptr, m.timestamp_ms, m.model,
+                  m.usage);
     return;
   }
   TouchedSession& ts = touch_session(sid, file);
