@@ -1,6 +1,6 @@
 // Claude Code 2.1.12–2.1.63 repeat a running subagent's messages in the parent's `progress` lines
 // (data.type agent_progress). Copies of a project often lack the subagent's own transcript (the
-// shared corpus: 8 of the 13 subagents such transcripts name), and then those lines are the only
+// shared corpus: 7 of the 13 subagents such transcripts name), and then those lines are the only
 // record of what it did and read: they are its messages, so `content` finds what `rg` finds in the
 // file. Where its transcript exists they change nothing, and they never add tokens.
 #include "engine/query/orient.h"
