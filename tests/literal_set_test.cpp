@@ -30,7 +30,22 @@ TEST_CASE("literal set: the literals one of which every match holds", "[content]
   CHECK(required_literals("foo|\\w+bar", false) == std::nullopt);
   CHECK(required_literals("foo|", false) == std::nullopt);
   CHECK(required_literals("|foo", false) == std::nullopt);
-  CHECK(required_literals("(?:x|y)z|abc", false) == std::nullopt);
+  // A group an alternative starts with: its own alternatives' literals, unless it may be absent.
+  CHECK(required_literals("(TODO|FIXME):", false) == Ls({"TODO", "FIXME"}));
+  CHECK(required_literals("\\b(?:error|warn)ing", false) == Ls({"error", "warn"}));
+  CHECK(required_literals("(?:x|y)z|abc", false) == Ls({"x", "y", "abc"}));
+  CHECK(required_literals("(foo|bar)+x", false) == Ls({"foo", "bar"}));
+  CHECK(required_literals("((ab|cd)e|fgh)", false) == Ls({"ab", "cd", "fgh"}));
+  CHECK(required_literals("(foo)", false) == Ls({"foo"}));
+  CHECK(required_literals("(foo|bar)?baz", false) == std::nullopt);
+  CHECK(required_literals("(foo|bar)*", false) == std::nullopt);
+  CHECK(required_literals("(foo|bar){0,2}x", false) == std::nullopt);
+  CHECK(required_literals("(foo|)x", false) == std::nullopt);
+  CHECK(required_literals("(?=foo)bar", false) == std::nullopt);
+  CHECK(required_literals("(?<n>foo)", false) == std::nullopt);
+  CHECK(required_literals("(foo", false) == std::nullopt);
+  CHECK(required_literals("([)]|x)y", false) == std::nullopt);
+  CHECK(required_literals("(a\\)b|cde)", false) == Ls({"a)b", "cde"}));
   CHECK(required_literals("(?i)foo|bar", false) == std::nullopt);
   CHECK(required_literals("foo|b(?x) #|\nar", false) == std::nullopt);
   CHECK(required_literals("foo|\\Qa|b\\E", false) == std::nullopt);
@@ -70,9 +85,11 @@ TEST_CASE("literal set: made of the shortest literals, within its limits", "[con
 TEST_CASE("literal set: every match of a random alternation holds one of its literals", "[content][literal]") {
   std::mt19937 rng(1205);
   const std::vector<std::string> pieces = {"abc", "cab", "bca", "a", "\\.", "\\|", "[a-c]", "(ab|c)", "(?:b|)", "*",
-                                           "+",   "?",   "{0,2}", "|", "|",  "^",  "\\b",    "(?i)",   ".",      "b"};
+                                           "+",   "?",   "{0,2}", "|", "|",  "^",  "\\b",    "(?i)",   ".",      "b",
+                                           // groups an alternative may start with
+                                           "(abc|cab)", "(?:bca|abc)", "(abc|)", "(abc)", "((abc|bca)|cab)"};
   const std::string alphabet = "abcABC. |";
-  size_t with_set = 0;
+  size_t with_set = 0, with_group = 0;
   for (int round = 0; round < 4000; ++round) {
     std::string pattern;
     for (size_t n = 1 + rng() % 7; n > 0; --n) pattern += pieces[rng() % pieces.size()];
@@ -83,6 +100,7 @@ TEST_CASE("literal set: every match of a random alternation holds one of its lit
     const std::optional<LiteralSet> set = LiteralSet::make({pattern}, false, caseless);
     if (!set) continue;
     ++with_set;
+    with_group += pattern.find('(') != std::string::npos;
     for (int t = 0; t < 60; ++t) {
       std::string text;
       for (size_t n = rng() % 14; n > 0; --n) text.push_back(alphabet[rng() % alphabet.size()]);
@@ -92,6 +110,7 @@ TEST_CASE("literal set: every match of a random alternation holds one of its lit
     }
   }
   CHECK(with_set > 300);
+  CHECK(with_group > 100);
 }
 
 namespace {

@@ -292,17 +292,73 @@ std::optional<std::string> required_literal(std::string_view pattern, bool fixed
   return leading_literal(pattern);
 }
 
+namespace {
+
+// Where the group that opens at p[0] closes (the index of its ')'), or npos.
+size_t group_end(std::string_view p) {
+  int depth = 0;
+  bool in_class = false;
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\') {
+      ++i;
+      continue;
+    }
+    if (in_class) {
+      if (c == ']') in_class = false;
+      continue;
+    }
+    if (c == '[') {
+      in_class = true;
+      if (i + 1 < p.size() && p[i + 1] == '^') ++i;
+      if (i + 1 < p.size() && p[i + 1] == ']') ++i;  // a ']' first is literal
+    } else if (c == '(') {
+      ++depth;
+    } else if (c == ')' && --depth == 0) {
+      return i;
+    }
+  }
+  return std::string_view::npos;
+}
+
+// The literals one of which each match of `alternatives` holds: per alternative its leading
+// literal, or, when it starts with a group that cannot be absent (no ?, * or {n,m} after it), the
+// literals of the group's own alternatives. nullopt when some alternative has none.
+std::optional<std::vector<std::string>> literals_of(const std::vector<std::string_view>& alternatives, int depth) {
+  std::vector<std::string> literals;
+  for (const std::string_view alternative : alternatives) {
+    size_t i = 0;  // past the zero-width assertions, as leading_literal reads them
+    while (alternative.substr(i).starts_with("^") || alternative.substr(i).starts_with("\\A") ||
+           alternative.substr(i).starts_with("\\b") || alternative.substr(i).starts_with("\\B"))
+      i += alternative[i] == '^' ? 1 : 2;
+    const std::string_view rest = alternative.substr(i);
+    if (!rest.starts_with("(")) {
+      std::optional<std::string> literal = leading_literal(alternative);
+      if (!literal) return std::nullopt;
+      literals.push_back(std::move(*literal));
+      continue;
+    }
+    const size_t open = rest.starts_with("(?:") ? 3 : 1;
+    if (depth >= 4 || (open == 1 && rest.starts_with("(?"))) return std::nullopt;  // lookaround, named…
+    const size_t close = group_end(rest);
+    if (close == std::string_view::npos) return std::nullopt;
+    if (close + 1 < rest.size() && std::memchr("?*{", rest[close + 1], 3) != nullptr) return std::nullopt;
+    const std::optional<std::vector<std::string_view>> inner = top_level_alternatives(rest.substr(open, close - open));
+    if (!inner) return std::nullopt;
+    std::optional<std::vector<std::string>> some = literals_of(*inner, depth + 1);
+    if (!some) return std::nullopt;
+    for (std::string& literal : *some) literals.push_back(std::move(literal));
+  }
+  return literals;
+}
+
+}  // namespace
+
 std::optional<std::vector<std::string>> required_literals(std::string_view pattern, bool fixed) {
   if (fixed) return std::vector<std::string>{std::string(pattern)};
   const std::optional<std::vector<std::string_view>> alternatives = top_level_alternatives(pattern);
   if (!alternatives) return std::nullopt;
-  std::vector<std::string> literals;
-  for (const std::string_view alternative : *alternatives) {
-    std::optional<std::string> literal = leading_literal(alternative);
-    if (!literal) return std::nullopt;
-    literals.push_back(std::move(*literal));
-  }
-  return literals;
+  return literals_of(*alternatives, 0);
 }
 
 std::optional<LiteralSet> LiteralSet::make(const std::vector<std::string>& patterns, bool fixed, bool caseless) {

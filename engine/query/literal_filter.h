@@ -71,8 +71,9 @@ class LiteralSet {
 std::optional<std::string> required_literal(std::string_view pattern, bool fixed);
 
 // The literals one of which each match of `pattern` contains: the leading literal of each of its
-// top-level alternatives (as required_literal reads one), or nullopt when some alternative has
-// none. Under -F, the pattern.
+// top-level alternatives (as required_literal reads one), or of each alternative of a group one
+// starts with (`(TODO|FIXME):`, not when a quantifier may drop the group); nullopt when some
+// alternative has none. Under -F, the pattern.
 std::optional<std::vector<std::string>> required_literals(std::string_view pattern, bool fixed);
 
 }  // namespace osearch
