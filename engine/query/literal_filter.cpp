@@ -183,18 +183,16 @@ size_t LiteralFilter::find(std::string_view hay, Vectors vectors) const {
 
 namespace {
 
-// The alternatives `pattern` is made of at its top level (split at each `|` outside every group and
-// class), or nullopt when it holds a construct this reading cannot follow: inline options (which
-// may turn on extended mode's comments, hiding a `|` or a bracket), \Q…\E, \cX.
-std::optional<std::vector<std::string_view>> top_level_alternatives(std::string_view pattern) {
-  std::vector<std::string_view> alternatives;
-  size_t begin = 0;
-  int depth = 0;
+// Walks a regex's structure outside escapes and character classes, calling `at(i)` at each '(',
+// ')' and '|' (true from it ends the walk). False when the pattern holds \Q…\E or \cX, which this
+// reading cannot follow.
+template <typename At>
+bool walk_structure(std::string_view p, At&& at) {
   bool in_class = false;
-  for (size_t i = 0; i < pattern.size(); ++i) {
-    const char c = pattern[i];
+  for (size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
     if (c == '\\') {
-      if (i + 1 < pattern.size() && (pattern[i + 1] == 'Q' || pattern[i + 1] == 'c')) return std::nullopt;
+      if (i + 1 < p.size() && (p[i + 1] == 'Q' || p[i + 1] == 'c')) return false;
       ++i;  // the escaped character, whatever it is
       continue;
     }
@@ -204,20 +202,61 @@ std::optional<std::vector<std::string_view>> top_level_alternatives(std::string_
     }
     if (c == '[') {
       in_class = true;
-      if (i + 1 < pattern.size() && pattern[i + 1] == '^') ++i;
-      if (i + 1 < pattern.size() && pattern[i + 1] == ']') ++i;  // a ']' first is literal
-    } else if (c == '(') {
-      if (pattern.substr(i).starts_with("(?") && !pattern.substr(i).starts_with("(?:")) return std::nullopt;
+      if (i + 1 < p.size() && p[i + 1] == '^') ++i;
+      if (i + 1 < p.size() && p[i + 1] == ']') ++i;  // a ']' first is literal
+    } else if ((c == '(' || c == ')' || c == '|') && at(i)) {
+      return true;
+    }
+  }
+  return true;
+}
+
+// The alternatives `pattern` is made of at its top level (split at each `|` outside every group and
+// class), or nullopt when it holds a construct this reading cannot follow: inline options (which
+// may turn on extended mode's comments, hiding a `|` or a bracket), \Q…\E, \cX.
+std::optional<std::vector<std::string_view>> top_level_alternatives(std::string_view pattern) {
+  std::vector<std::string_view> alternatives;
+  size_t begin = 0;
+  int depth = 0;
+  bool options = false;
+  const bool followed = walk_structure(pattern, [&](size_t i) {
+    const std::string_view at = pattern.substr(i);
+    if (at[0] == '(') {
+      options = at.starts_with("(?") && !at.starts_with("(?:");
       ++depth;
-    } else if (c == ')') {
+    } else if (at[0] == ')') {
       depth = std::max(0, depth - 1);
-    } else if (c == '|' && depth == 0) {
+    } else if (depth == 0) {
       alternatives.push_back(pattern.substr(begin, i - begin));
       begin = i + 1;
     }
-  }
+    return options;
+  });
+  if (!followed || options) return std::nullopt;
   alternatives.push_back(pattern.substr(begin));
   return alternatives;
+}
+
+// Where the group that opens at p[0] closes (the index of its ')'), or npos.
+size_t group_end(std::string_view p) {
+  size_t end = std::string_view::npos;
+  int depth = 0;
+  walk_structure(p, [&](size_t i) {
+    if (p[i] == '(') ++depth;
+    if (p[i] == ')' && --depth == 0) end = i;
+    return end != std::string_view::npos;
+  });
+  return end;
+}
+
+// Past the zero-width assertions a regex starts with (^, \A, \b, \B): what follows them is still
+// in every match.
+size_t skip_assertions(std::string_view p) {
+  size_t i = 0;
+  while (p.substr(i).starts_with("^") || p.substr(i).starts_with("\\A") || p.substr(i).starts_with("\\b") ||
+         p.substr(i).starts_with("\\B"))
+    i += p[i] == '^' ? 1 : 2;
+  return i;
 }
 
 // The length of the UTF-8 character whose lead byte is `c` (0: not a lead byte).
@@ -229,24 +268,10 @@ size_t utf8_length(unsigned char c) {
   return 0;
 }
 
-}  // namespace
-
-namespace {
-
 // The literal text a regex without a top-level `|` starts with (after ^, \A, \b or \B), cut where
 // a quantifier could drop its last character; nullopt when it starts with none.
 std::optional<std::string> leading_literal(std::string_view pattern) {
-  size_t i = 0;
-  for (;;) {  // zero-width assertions first: what follows them is still in every match
-    if (pattern.substr(i).starts_with("^")) {
-      i += 1;
-    } else if (pattern.substr(i).starts_with("\\A") || pattern.substr(i).starts_with("\\b") ||
-               pattern.substr(i).starts_with("\\B")) {
-      i += 2;
-    } else {
-      break;
-    }
-  }
+  size_t i = skip_assertions(pattern);
   std::string literal;
   size_t last_length = 0;  // the last character's bytes: a quantifier after it may drop them
   while (i < pattern.size()) {
@@ -283,55 +308,13 @@ bool holds(std::string_view outer, std::string_view inner, bool caseless) {
   return std::search(outer.begin(), outer.end(), inner.begin(), inner.end(), same) != outer.end();
 }
 
-}  // namespace
-
-std::optional<std::string> required_literal(std::string_view pattern, bool fixed) {
-  if (fixed) return std::string(pattern);
-  const std::optional<std::vector<std::string_view>> alternatives = top_level_alternatives(pattern);
-  if (!alternatives || alternatives->size() != 1) return std::nullopt;
-  return leading_literal(pattern);
-}
-
-namespace {
-
-// Where the group that opens at p[0] closes (the index of its ')'), or npos.
-size_t group_end(std::string_view p) {
-  int depth = 0;
-  bool in_class = false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    const char c = p[i];
-    if (c == '\\') {
-      ++i;
-      continue;
-    }
-    if (in_class) {
-      if (c == ']') in_class = false;
-      continue;
-    }
-    if (c == '[') {
-      in_class = true;
-      if (i + 1 < p.size() && p[i + 1] == '^') ++i;
-      if (i + 1 < p.size() && p[i + 1] == ']') ++i;  // a ']' first is literal
-    } else if (c == '(') {
-      ++depth;
-    } else if (c == ')' && --depth == 0) {
-      return i;
-    }
-  }
-  return std::string_view::npos;
-}
-
 // The literals one of which each match of `alternatives` holds: per alternative its leading
 // literal, or, when it starts with a group that cannot be absent (no ?, * or {n,m} after it), the
 // literals of the group's own alternatives. nullopt when some alternative has none.
 std::optional<std::vector<std::string>> literals_of(const std::vector<std::string_view>& alternatives, int depth) {
   std::vector<std::string> literals;
   for (const std::string_view alternative : alternatives) {
-    size_t i = 0;  // past the zero-width assertions, as leading_literal reads them
-    while (alternative.substr(i).starts_with("^") || alternative.substr(i).starts_with("\\A") ||
-           alternative.substr(i).starts_with("\\b") || alternative.substr(i).starts_with("\\B"))
-      i += alternative[i] == '^' ? 1 : 2;
-    const std::string_view rest = alternative.substr(i);
+    const std::string_view rest = alternative.substr(skip_assertions(alternative));
     if (!rest.starts_with("(")) {
       std::optional<std::string> literal = leading_literal(alternative);
       if (!literal) return std::nullopt;
@@ -353,6 +336,13 @@ std::optional<std::vector<std::string>> literals_of(const std::vector<std::strin
 }
 
 }  // namespace
+
+std::optional<std::string> required_literal(std::string_view pattern, bool fixed) {
+  if (fixed) return std::string(pattern);
+  const std::optional<std::vector<std::string_view>> alternatives = top_level_alternatives(pattern);
+  if (!alternatives || alternatives->size() != 1) return std::nullopt;
+  return leading_literal(pattern);
+}
 
 std::optional<std::vector<std::string>> required_literals(std::string_view pattern, bool fixed) {
   if (fixed) return std::vector<std::string>{std::string(pattern)};
