@@ -111,8 +111,9 @@ std::string project_slug(std::string_view cwd) {
   return out;
 }
 
-DiscoveryResult discover_pi_family(const std::string& root, const std::string& agent) {
+DiscoveryResult discover_pi_family(const std::string& root, const std::string& agent, const KnownTree* known) {
   DiscoveryResult r;
+  r.known = known;
   if (!open_root(root, r)) return r;
   const fs::path sessions = sessions_dir_of(root, r);
   std::set<std::string> seen;
@@ -159,8 +160,9 @@ DiscoveryResult discover_pi_family(const std::string& root, const std::string& a
   return r;
 }
 
-DiscoveryResult discover_codex(const std::string& root) {
+DiscoveryResult discover_codex(const std::string& root, const KnownTree* known) {
   DiscoveryResult r;
+  r.known = known;
   if (!open_root(root, r)) return r;
   fs::path home;
   if (probe_dir(fs::path(root) / "sessions", r)) {
@@ -192,6 +194,7 @@ DiscoveryResult discover_codex(const std::string& root) {
   }
   stat_and_sort(r);
   DiscoveryResult index;
+  index.known = known;
   SourceFile f;
   f.path = (home / "session_index.jsonl").string();
   f.kind = SourceKind::CodexSessionIndex;

@@ -13,13 +13,15 @@ namespace osearch {
 // directly under the root), omp subagent transcripts in `<dir>/<time>_<id>/*.jsonl`. A root that
 // holds `sessions/` is taken as the agent dir. For omp, the files listed by the registry
 // `<agent dir>/custom-session-files/*` (one absolute path per file) are sessions too.
-DiscoveryResult discover_pi_family(const std::string& root, const std::string& agent);
+// `known`: what a refresh knows of the tree already (ingest/known_tree.h); so for discover_codex.
+DiscoveryResult discover_pi_family(const std::string& root, const std::string& agent,
+                                   const KnownTree* known = nullptr);
 
 // Codex: every `rollout-*.jsonl` / `rollout-*.jsonl.zst` under the root (`.jsonl` wins when both
 // exist). A root that holds `sessions/` is taken as CODEX_HOME: its `sessions/` and
 // `archived_sessions/` are walked. The thread names in `session_index.jsonl` (in CODEX_HOME, or
 // next to a sessions dir) come last in the result.
-DiscoveryResult discover_codex(const std::string& root);
+DiscoveryResult discover_codex(const std::string& root, const KnownTree* known = nullptr);
 
 // The id a transcript's name carries: omp/pi `<time>_<id>.jsonl` -> id; Codex
 // `rollout-<time>-<uuid>.jsonl[.zst]` -> uuid (else the name without extension).

@@ -40,8 +40,9 @@ std::string subagent_meta_path(const std::string& transcript_path) {
   return p + ".meta.json";
 }
 
-DiscoveryResult discover_claude(const std::string& given) {
+DiscoveryResult discover_claude(const std::string& given, const KnownTree* known) {
   DiscoveryResult r;
+  r.known = known;
   if (!open_root(given, r)) return r;
   // Claude's config dir (~/.claude, $CLAUDE_CONFIG_DIR) given for the projects dir inside it: a
   // project dir is never named so (an encoded cwd starts with '-'), and without this the root
@@ -78,7 +79,7 @@ DiscoveryResult discover_claude(const std::string& given) {
         // A session dir we may not enter is one problem, not one per probe below.
         const fs::path subagents = e.path() / "subagents";
         int err = 0;
-        const PathStat subagents_stat = stat_path(subagents.string(), err);
+        const PathStat subagents_stat = look_at(subagents.string(), err, r);
         r.observed.push_back(subagents_stat);
         if (err) {
           r.errors.push_back(e.path().string() + ": " + std::strerror(err));

@@ -10,7 +10,8 @@ namespace osearch {
 
 // Walks `root` (a Claude projects dir). A missing root yields nothing and no error (SPEC §2); a
 // root that is not a directory, and every directory or file that cannot be read, is an error.
-DiscoveryResult discover_claude(const std::string& root);
+// `known`: what a refresh knows of the tree already (ingest/known_tree.h).
+DiscoveryResult discover_claude(const std::string& root, const KnownTree* known = nullptr);
 
 // Sidecar `<agent file minus .jsonl>.meta.json` path for a subagent transcript.
 std::string subagent_meta_path(const std::string& transcript_path);

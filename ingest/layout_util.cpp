@@ -8,6 +8,7 @@
 #include <thread>
 #include <unordered_set>
 
+#include "ingest/known_tree.h"
 #include "ingest/worker_thread.h"
 
 namespace osearch {
@@ -15,7 +16,15 @@ namespace fs = std::filesystem;
 namespace {
 
 // 0: a regular file, stat'ed; ENOENT: vanished or not a regular file (skipped); else the errno.
-int fill_stat(SourceFile& f) {
+int fill_stat(SourceFile& f, const KnownTree* known) {
+  if (const PathStat* k = known ? known->stat_of(f.path) : nullptr) {
+    if (k->type != PathStat::Type::File) return ENOENT;
+    f.dev = k->dev;
+    f.ino = k->ino;
+    f.size = k->size;
+    f.mtime_ns = k->mtime_ns;
+    return 0;
+  }
   struct stat st {};
   if (::stat(f.path.c_str(), &st) != 0) return errno == ENOTDIR ? ENOENT : errno;
   if (!S_ISREG(st.st_mode)) return ENOENT;
@@ -56,22 +65,38 @@ PathStat stat_path(const std::string& path, int& err) {
   return p;
 }
 
+PathStat look_at(const std::string& path, int& err, const DiscoveryResult& r) {
+  if (const PathStat* k = r.known ? r.known->stat_of(path) : nullptr) {
+    err = 0;
+    PathStat p = *k;
+    p.listed = false;
+    return p;
+  }
+  return stat_path(path, err);
+}
+
 PathStat observe(const fs::path& path, DiscoveryResult& r) {
   int err = 0;
-  PathStat p = stat_path(path.string(), err);
+  PathStat p = look_at(path.string(), err, r);
   if (err) r.errors.push_back(p.path + ": " + std::strerror(err));
   r.observed.push_back(p);
   return p;
 }
 
-std::vector<fs::directory_entry> list_dir(const fs::path& dir, DiscoveryResult& r) {
-  std::vector<fs::directory_entry> out;
+std::vector<DirEntry> list_dir(const fs::path& dir, DiscoveryResult& r) {
+  std::vector<DirEntry> out;
   // Observed before it is listed: an entry added while we list changes the mtime after the one kept.
   if (observe(dir, r).type == PathStat::Type::Missing) return out;
+  r.observed.back().listed = true;
+  if (const auto* known = r.known ? r.known->listing_of(dir.string()) : nullptr) {
+    out.reserve(known->size());
+    for (const PathStat* e : *known) out.emplace_back(fs::path(e->path), e->type);
+    return out;
+  }
   std::error_code ec;
   // (No skip_permission_denied: it would turn an unreadable dir into an empty one, silently.)
   fs::directory_iterator it(dir, ec);
-  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) out.push_back(*it);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) out.emplace_back(*it);
   if (ec && !is_missing(ec)) r.errors.push_back(dir.string() + ": " + ec.message());
   return out;
 }
@@ -80,7 +105,7 @@ bool probe_dir(const fs::path& dir, DiscoveryResult& r) { return observe(dir, r)
 
 bool open_root(const std::string& root, DiscoveryResult& r) {
   int err = 0;
-  PathStat p = stat_path(root, err);
+  PathStat p = look_at(root, err, r);
   r.observed.push_back(p);
   if (p.type == PathStat::Type::Dir) return true;
   if (err)
@@ -94,7 +119,7 @@ void stat_and_sort(DiscoveryResult& r) {
   // Stat every file (size, inode, mtime): the bulk of a no-op refresh, so in two threads.
   std::vector<int> err(r.files.size(), 0);
   auto stat_range = [&](size_t from, size_t to) {
-    for (size_t i = from; i < to; ++i) err[i] = fill_stat(r.files[i]);
+    for (size_t i = from; i < to; ++i) err[i] = fill_stat(r.files[i], r.known);
   };
   const size_t half = r.files.size() / 2;
   if (r.files.size() >= 256) {
@@ -115,7 +140,7 @@ void stat_and_sort(DiscoveryResult& r) {
     } else if (err[i] != ENOENT) {  // (vanished or not a regular file: skipped)
       r.file_errors.push_back(r.files[i].path + ": " + std::strerror(err[i]));
     } else {  // a listed file that is not there (omp's registry, Codex's session index) may come
-      r.observed.push_back(stat_path(r.files[i].path, err[i]));
+      r.observed.push_back(look_at(r.files[i].path, err[i], r));
     }
   }
   r.files.resize(kept);

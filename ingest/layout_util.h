@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -16,11 +17,35 @@ bool ends_with(std::string_view s, std::string_view suffix);
 bool is_missing(const std::error_code& ec);
 // stat(2) of `path` as a PathStat; `err` is 0, or the errno when it is neither there nor missing.
 PathStat stat_path(const std::string& path, int& err);
+// The same, from what the refresh knows already (r.known) when it recorded the path.
+PathStat look_at(const std::string& path, int& err, const DiscoveryResult& r);
+
+// An entry of a listed directory: from the file system, or from the listing a refresh knows.
+class DirEntry {
+ public:
+  explicit DirEntry(std::filesystem::directory_entry e) : entry_(std::move(e)) {}
+  DirEntry(std::filesystem::path path, PathStat::Type type) : path_(std::move(path)), known_(type) {}
+  const std::filesystem::path& path() const { return known_ ? path_ : entry_.path(); }
+  // As std::filesystem::directory_entry's: symbolic links followed.
+  bool is_directory(std::error_code& ec) const {
+    return known_ ? *known_ == PathStat::Type::Dir : entry_.is_directory(ec);
+  }
+  bool is_regular_file(std::error_code& ec) const {
+    return known_ ? *known_ == PathStat::Type::File : entry_.is_regular_file(ec);
+  }
+
+ private:
+  std::filesystem::directory_entry entry_;
+  std::filesystem::path path_;
+  std::optional<PathStat::Type> known_;
+};
+
 // Records what `path` is now in r.observed (and an error it cannot be looked at with in r.errors).
 PathStat observe(const std::filesystem::path& path, DiscoveryResult& r);
 // The entries of `dir` (observed first); a dir that is missing is empty, one that cannot be read
 // is an error.
-std::vector<std::filesystem::directory_entry> list_dir(const std::filesystem::path& dir, DiscoveryResult& r);
+// A directory the refresh knows unchanged is not read: its entries are the ones it recorded.
+std::vector<DirEntry> list_dir(const std::filesystem::path& dir, DiscoveryResult& r);
 // Is `dir` a directory (observed)? Missing is a plain no; a dir we may not look into is also reported.
 bool probe_dir(const std::filesystem::path& dir, DiscoveryResult& r);
 // A source root: a directory, or missing (nothing, no error), or else an error in `r`.

@@ -85,10 +85,20 @@ struct PathStat {
   Type type = Type::Missing;
   uint64_t dev = 0, ino = 0, size = 0;
   int64_t mtime_ns = 0;
+  bool listed = false;  // a directory discovery listed (not only probed)
   bool operator==(const PathStat&) const = default;
+  // The same path found the same, whether or not it was listed.
+  bool same_as(const PathStat& o) const {
+    return path == o.path && type == o.type && dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns;
+  }
 };
 
+class KnownTree;  // ingest/known_tree.h
+
 struct DiscoveryResult {
+  // What a refresh knows already (the paths its quick check found as recorded): discovery takes
+  // stats and unchanged directories' entries from it instead of the file system. Null: none.
+  const KnownTree* known = nullptr;
   std::vector<SourceFile> files;  // sorted by path
   // Every directory listed or probed, registry file read and listed file found missing, each as it
   // was before discovery relied on it (the files themselves carry their own stat).

@@ -13,6 +13,9 @@
 
 #include "tests/utf8_check.h"
 
+#include <sys/stat.h>
+#include <time.h>
+
 #include <functional>
 #include <map>
 #include <random>
@@ -240,11 +243,53 @@ const std::string kB3Sid = "b3edadab-bca0-4054-9b41-f7ffa6941260";
 const std::string kWindowsSid = "88e16f61-d1b7-47a3-84f1-057e0f96521a";
 const std::string kExperimentsSid = "ef958aa1-0e93-49f0-bb71-150f63befcd1";
 
+// Sets a directory's mtime to a time in the past no other call used: what an entry added long ago
+// leaves behind, without waiting for the two seconds a fresh mtime is distrusted.
+class PastMtimes {
+ public:
+  void settle(const std::string& dir) {
+    struct timespec times[2];
+    ::clock_gettime(CLOCK_REALTIME, &times[0]);
+    times[0].tv_sec -= 600;
+    times[0].tv_nsec = static_cast<long>(++tick_ * 1000);
+    times[1] = times[0];
+    REQUIRE(::utimensat(AT_FDCWD, dir.c_str(), times, 0) == 0);
+  }
+  void settle_tree(const std::string& root) {
+    for (const auto& e : fs::recursive_directory_iterator(root))
+      if (e.is_directory()) settle(e.path().string());
+    settle(root);
+  }
+
+ private:
+  long tick_ = 0;
+};
+
 // Copies the given tests/data/claude entries (files or dirs) into `dst`.
 void make_tree(const std::string& dst, const std::vector<std::string>& rels) {
   fs::create_directories(dst);
   for (const auto& rel : rels) copy_subtree(claude_data_dir(), rel, dst);
 }
+
+// A tree of every agent's sources from tests/data (two Claude projects, tests/data/mixed's omp, pi
+// and Codex), every directory's mtime settled in the past.
+struct FourAgentTree {
+  TempDir tmp;
+  std::string claude = tmp / "claude";
+  std::string omp = tmp / "omp";
+  std::string pi = tmp / "pi";
+  std::string codex = tmp / "codex";
+  PastMtimes clock;
+
+  explicit FourAgentTree(const std::string& name) : tmp(name) {
+    make_tree(claude, {"-Users-user-project", "D--oh-my-posh"});
+    copy_tree(test_data_dir() + "/mixed/omp", omp);
+    copy_tree(test_data_dir() + "/mixed/pi", pi);
+    copy_tree(test_data_dir() + "/mixed/codex", codex);
+    for (const auto& d : {claude, omp, pi, codex}) clock.settle_tree(d);
+  }
+  std::vector<SourceRoot> roots() const { return {{"claude", claude}, {"omp", omp}, {"pi", pi}, {"codex", codex}}; }
+};
 
 // Copies every project dir of tests/data/claude into `dst`, renamed <slug><suffix>. With a
 // `sid_prefix`, main transcripts and session dirs are renamed <prefix><sid> so the copy holds

@@ -18,50 +18,17 @@ namespace {
 
 constexpr const char* kClaudeMain = "-Users-user-project/b3edadab-bca0-4054-9b41-f7ffa6941260.jsonl";
 
-// Sets a directory's mtime to a time in the past no other call used: what an entry added long ago
-// leaves behind, without waiting for the two seconds a fresh mtime is distrusted.
-class Clock {
- public:
-  void settle(const std::string& dir) {
-    struct timespec times[2];
-    ::clock_gettime(CLOCK_REALTIME, &times[0]);
-    times[0].tv_sec -= 600;
-    times[0].tv_nsec = static_cast<long>(++tick_ * 1000);
-    times[1] = times[0];
-    REQUIRE(::utimensat(AT_FDCWD, dir.c_str(), times, 0) == 0);
-  }
-  void settle_tree(const std::string& root) {
-    for (const auto& e : fs::recursive_directory_iterator(root))
-      if (e.is_directory()) settle(e.path().string());
-    settle(root);
-  }
-
- private:
-  long tick_ = 0;
-};
-
-struct Sources {
-  TempDir tmp{"watch"};
-  std::string claude = tmp / "claude";
-  std::string omp = tmp / "omp";
-  std::string pi = tmp / "pi";
-  std::string codex = tmp / "codex";
+struct Sources : FourAgentTree {
   std::string outside = tmp / "outside";
   std::string idx = tmp / "index";
   std::string idx_full = tmp / "index-full";  // the same history, every run on the full plan
-  Clock clock;
 
-  Sources() {
-    make_tree(claude, {"-Users-user-project", "D--oh-my-posh"});
-    copy_tree(test_data_dir() + "/mixed/omp", omp);
-    copy_tree(test_data_dir() + "/mixed/pi", pi);
-    copy_tree(test_data_dir() + "/mixed/codex", codex);
+  Sources() : FourAgentTree("watch") {
     fs::create_directories(outside);
     write_file(omp + "/custom-session-files/reg1", outside + "/2026-11-01T12-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a0f1.jsonl\n");
-    for (const auto& d : {claude, omp, pi, codex, outside}) clock.settle_tree(d);
-  }
-  std::vector<SourceRoot> roots() const {
-    return {{"claude", claude}, {"omp", omp}, {"pi", pi}, {"codex", codex}};
+    clock.settle(omp + "/custom-session-files");
+    clock.settle(omp);
+    clock.settle(outside);
   }
   IndexSummary refresh() {
     IndexOptions o;
@@ -148,7 +115,7 @@ TEST_CASE("watch: a refresh after each kind of change equals a clean build, by t
   write_file(new_main, R"({"type":"user","uuid":"watch-n1","parentUuid":null,"sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:00:00.000Z","message":{"role":"user","content":"a new session"}})"
                        "\n");
   s.clock.settle(s.claude + "/-Users-user-project");
-  step("a new session in a known project", "full", 1);
+  step("a new session in a known project", "relisted", 1);
 
   const std::string sub = s.claude + "/-Users-user-project/aaaaaaaa-0000-4000-8000-00000000f001/subagents";
   fs::create_directories(sub);
@@ -157,7 +124,7 @@ TEST_CASE("watch: a refresh after each kind of change equals a clean build, by t
   s.clock.settle(sub);
   s.clock.settle(s.claude + "/-Users-user-project/aaaaaaaa-0000-4000-8000-00000000f001");
   s.clock.settle(s.claude + "/-Users-user-project");
-  step("a subagents dir appeared in a session dir", "full", 1);
+  step("a subagents dir appeared in a session dir", "relisted", 1);
 
   // The session dir is recorded, not the missing paths inside it (drop_covered_missing): what
   // appears there is seen through the session dir's mtime.
@@ -166,14 +133,63 @@ TEST_CASE("watch: a refresh after each kind of change equals a clean build, by t
              R"({"runId":"wf_watch1","workflowName":"watch-review","status":"completed","timestamp":"2026-11-05T11:02:00.000Z","workflowProgress":[]})");
   s.clock.settle(session_dir + "/workflows");
   s.clock.settle(session_dir);
-  step("a workflows dir appeared in a session dir", "full", 1);
+  step("a workflows dir appeared in a session dir", "relisted", 1);
 
   write_file(sub + "/workflows/wf_watch1/agent-w2.jsonl", R"({"type":"user","uuid":"watch-s2","parentUuid":null,"isSidechain":true,"agentId":"w2","sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:03:00.000Z","message":{"role":"user","content":"a workflow agent appears"}})"
                                                   "\n");
   s.clock.settle(sub + "/workflows/wf_watch1");
   s.clock.settle(sub + "/workflows");
   s.clock.settle(sub);
-  step("a workflows dir appeared under subagents", "full", 1);
+  step("a workflows dir appeared under subagents", "relisted", 1);
+
+  // New directories and files elsewhere: each listed again, the rest of the tree taken as recorded.
+  const std::string project = s.claude + "/-Users-user-newproject";
+  write_file(project + "/aaaaaaaa-0000-4000-8000-00000000f002.jsonl", R"({"type":"user","uuid":"watch-n2","parentUuid":null,"sessionId":"aaaaaaaa-0000-4000-8000-00000000f002","timestamp":"2026-11-05T11:10:00.000Z","message":{"role":"user","content":"a new project appears"}})"
+                                                                     "\n");
+  s.clock.settle(project);
+  s.clock.settle(s.claude);
+  step("a new Claude project", "relisted", 1);
+
+  const std::string day = s.codex + "/sessions/2026/11/05";
+  write_file(day + "/rollout-2026-11-05T10-00-00-01a0b1c2-0000-7000-8000-00000000d0f1.jsonl",
+             R"({"timestamp":"2026-11-05T10:00:00.000Z","type":"session_meta","payload":{"id":"01a0b1c2-0000-7000-8000-00000000d0f1","timestamp":"2026-11-05T10:00:00.000Z","cwd":"/work/codex-new","originator":"codex_cli_rs","cli_version":"0.146.0","source":"cli","model_provider":"openai"}})"
+             "\n"
+             R"({"timestamp":"2026-11-05T10:00:02.000Z","type":"event_msg","payload":{"type":"user_message","message":"a new day's rollout","images":[]}})"
+             "\n");
+  s.clock.settle(day);
+  s.clock.settle(s.codex + "/sessions/2026/11");
+  step("a Codex rollout in a new day's directory (its session index is read again with it)", "relisted", 2);
+
+  const std::string pi_dir = s.pi + "/sessions/--work-pi-proj--";
+  const std::string pi_new = pi_dir + "/2026-11-05T10-00-00-000Z_01a0b1c2-0000-7000-8000-00000000b0f1.jsonl";
+  write_file(pi_new, R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-00000000b0f1","timestamp":"2026-11-05T10:00:00.000Z","cwd":"/work/pi-proj"})"
+                     "\n" + omp_line("wp000001", "", "a new pi session"));
+  s.clock.settle(pi_dir);
+  step("a new pi session in a known directory", "relisted", 1);
+
+  const std::string artifacts =
+      s.omp + "/sessions/-work-omp-proj/2026-11-01T10-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a001";
+  write_file(artifacts + "/1-Plan.jsonl", R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-00000000a0f3","timestamp":"2026-11-05T10:00:00.000Z","cwd":"/work/omp proj","parentSession":"01a0b1c2-0000-7000-8000-00000000a001"})"
+                                          "\n" + omp_line("wq000003", "", "a new omp subagent"));
+  s.clock.settle(artifacts);
+  step("a new omp subagent in a session's artifacts directory", "relisted", 1);
+
+  // A new file beside one that grew, in two other places: both read, nothing else.
+  write_file(pi_dir + "/2026-11-05T11-00-00-000Z_01a0b1c2-0000-7000-8000-00000000b0f2.jsonl",
+             R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-00000000b0f2","timestamp":"2026-11-05T11:00:00.000Z","cwd":"/work/pi-proj"})"
+             "\n");
+  s.clock.settle(pi_dir);
+  append_file(claude_main, R"({"type":"user","uuid":"watch-u2","parentUuid":"watch-u1","sessionId":"b3edadab-bca0-4054-9b41-f7ffa6941260","timestamp":"2026-11-05T12:00:00.000Z","message":{"role":"user","content":"grown beside a new file"}})"
+                           "\n");
+  step("a new file and a grown one", "relisted", 2);
+
+  // A file gone from a directory whose entries changed anyway: the full plan marks it deleted.
+  fs::remove(pi_new);
+  write_file(pi_dir + "/2026-11-05T12-00-00-000Z_01a0b1c2-0000-7000-8000-00000000b0f3.jsonl",
+             R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-00000000b0f3","timestamp":"2026-11-05T12:00:00.000Z","cwd":"/work/pi-proj"})"
+             "\n");
+  s.clock.settle(pi_dir);
+  step("a file deleted and another created in one directory", "full", 1);
 
   const std::string listed = s.outside + "/2026-11-01T12-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a0f1.jsonl";
   write_file(listed, R"({"type":"session","version":3,"id":"01a0b1c2-0000-7000-8000-00000000a0f1","timestamp":"2026-11-05T12:00:00.000Z","cwd":"/work/outside"})"
@@ -207,8 +223,15 @@ TEST_CASE("watch: a refresh after each kind of change equals a clean build, by t
   s.clock.settle(sub);
   step("a subagent transcript was deleted", "full", 0);
 
+  // Back again: new to the record, but its state says deleted: its session is read again whole,
+  // which the full plan does.
+  write_file(sub + "/agent-w1.jsonl", R"({"type":"user","uuid":"watch-s1","parentUuid":null,"isSidechain":true,"agentId":"w1","sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:01:00.000Z","message":{"role":"user","content":"a subagent comes back"}})"
+                                    "\n");
+  s.clock.settle(sub);
+  step("a deleted transcript came back", "full", 4);  // its session's four files
+
   s.clock.settle(s.pi + "/sessions");
-  step("a directory's mtime moved with nothing in it changed", "full", 0);
+  step("a directory's mtime moved with nothing in it changed", "relisted", 0);
 }
 
 TEST_CASE("watch: a directory changed within the last two seconds is not trusted", "[watch]") {
@@ -279,7 +302,7 @@ TEST_CASE("watch: a record of hundreds of files is checked in blocks by two thre
       write_file(paths.back(), "{}\n");
     }
   }
-  Clock clock;
+  PastMtimes clock;
   clock.settle_tree(root);
   const std::vector<SourceRoot> roots{{"claude", root}};
   DiscoveryResult d = discover_claude(root);

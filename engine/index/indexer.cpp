@@ -74,10 +74,10 @@ void load_skipped_links(const Store& store, std::vector<WorkItem>& work) {
   }
 }
 
-DiscoveryResult discover(const SourceRoot& root) {
-  if (root.agent == "claude") return discover_claude(root.dir);
-  if (root.agent == "omp" || root.agent == "pi") return discover_pi_family(root.dir, root.agent);
-  if (root.agent == "codex") return discover_codex(root.dir);
+DiscoveryResult discover(const SourceRoot& root, const KnownTree* known) {
+  if (root.agent == "claude") return discover_claude(root.dir, known);
+  if (root.agent == "omp" || root.agent == "pi") return discover_pi_family(root.dir, root.agent, known);
+  if (root.agent == "codex") return discover_codex(root.dir, known);
   return {};
 }
 
@@ -190,7 +190,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     std::optional<StoredStates> states;  // read in place until the plan is made
     SessionEpochs epochs;
     std::set<std::string> interrupted;
-    bool targeted = false;
+    bool targeted = false, relisted = false;
     {
       LmdbTxn r(store.env(), true);
       parts = read_parts(r, db);
@@ -206,10 +206,15 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       LmdbCursor ep(r, db.epochs);
       for (bool ok = ep.first(); ok; ok = ep.next()) epochs.emplace(ep.key(), get_be32(ep.value()));
       // The quick check (engine/index/source_watch.h) named the changed files and nothing else moved:
-      // only their states are needed. A crash's leftovers need the full plan.
-      targeted = known && !rebuild && interrupted.empty();
+      // only their states are needed. Or some directories' entries moved as well: discovery lists
+      // those again and the plan needs the states of what is new or grew (decided once it is
+      // known, below). A crash's leftovers need the full plan.
+      targeted = known && known->layout_unchanged && !rebuild && interrupted.empty();
+      relisted = known && known->entries_moved() && !rebuild && interrupted.empty();
     }
-    if (targeted) {
+    if (relisted) {
+      // (states read once discovery has said what is new)
+    } else if (targeted) {
       std::vector<std::string> paths;
       for (const auto& f : known->changed) paths.push_back(f.path);
       states.emplace(store, &paths);
@@ -247,8 +252,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       std::unordered_set<std::string_view> listed;
       std::unordered_set<std::pair<uint64_t, uint64_t>, FileIdHash> same_file;  // dev, inode
       size_t kept = 0;
+      const KnownTree* tree = relisted ? known->known_tree.get() : nullptr;
       for (size_t i = 0; i < roots.size(); ++i) {
-        DiscoveryResult& d = found[i] = discover(roots[i]);
+        DiscoveryResult& d = found[i] = discover(roots[i], tree);
         emptied.discovered(i, d.files.size(), d.errors.empty() && d.file_errors.empty());
         summary.dirs_unreadable += d.errors.size();
         summary.files_unreadable += d.file_errors.size();
@@ -273,6 +279,33 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     }
     // (One root's list is in path order already, its session index last.)
     if (!std::is_sorted(files.begin(), files.end(), read_before)) std::stable_sort(files.begin(), files.end(), read_before);
+    // The files the plan compares with their states: every one, or after a relisting what is new
+    // and what grew (nullopt: the relisting cannot stand in for the full plan, which it takes).
+    std::vector<const SourceFile*> to_plan;
+    if (relisted) {
+      std::optional<std::vector<const SourceFile*>> picked = files_to_plan(*known, files);
+      if (picked) {
+        std::vector<std::string> paths;
+        for (const SourceFile* f : *picked) paths.push_back(f->path);
+        states.emplace(store, &paths);
+        // A new path with a state is a file deleted once and back: its session is read again
+        // whole, with files whose states only the full plan has.
+        const KnownTree& tree = *known->known_tree;
+        if (std::any_of(picked->begin(), picked->end(),
+                        [&](const SourceFile* f) { return !tree.is_transcript(f->path) && states->find(f->path); }))
+          picked.reset();
+      }
+      if (picked) {
+        summary.plan = "relisted";
+        to_plan = std::move(*picked);
+      } else {
+        relisted = false;
+        states.reset();
+        states.emplace(store);
+      }
+    }
+    if (!relisted)
+      for (const auto& f : files) to_plan.push_back(&f);
 
     timer.mark("discover");
     if (stop_requested(options)) {
@@ -286,9 +319,10 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     discovered.reserve(files.size());
     bool codex_changed = false;
     summary.files_seen = targeted ? known->files : files.size();
-    summary.files_skipped = summary.files_seen - files.size();
-    for (const auto& f : files) {
-      discovered.insert(f.path);
+    summary.files_skipped = summary.files_seen - to_plan.size();
+    for (const auto& f : files) discovered.insert(f.path);
+    for (const SourceFile* planned : to_plan) {
+      const SourceFile& f = *planned;
       const FileStateView* stored = states->find(f.path);
       FileState st;
       const bool known_file = stored != nullptr;

@@ -5,11 +5,14 @@
 #include <algorithm>
 #include <atomic>
 #include <functional>
+#include <memory>
+#include <unordered_map>
 #include <set>
 #include <thread>
 
 #include "engine/store/codec.h"
 #include "engine/store/store.h"
+#include "ingest/known_tree.h"
 #include "ingest/layout_util.h"
 #include "ingest/worker_thread.h"
 
@@ -21,10 +24,14 @@ namespace {
 // the previous entry of its block), flags, dev, inode, then size and mtime as fixed 8 bytes (so a
 // targeted run patches them in place), then for a transcript what discovery made of it. Blocks
 // decode on their own, so two threads check half each without building the whole list.
-constexpr std::string_view kMagic = "osw2";
+constexpr std::string_view kMagic = "osw3";
+// A record of the build before, read as one whose directories were all only probed (it had no
+// kListed): a relisting lists each of them again, the rest holds.
+constexpr std::string_view kMagicUnlisted = "osw2";
+static_assert(kMagic.size() == kMagicUnlisted.size());
 constexpr size_t kBlockEntries = 128;
 constexpr int64_t kTrustAfterNs = 2'000'000'000;  // a directory's mtime settles after this
-constexpr uint64_t kTypeMask = 3, kTranscript = 4, kSessionIsStem = 8, kSameAgent = 16, kSameProject = 32;
+constexpr uint64_t kTypeMask = 3, kTranscript = 4, kSessionIsStem = 8, kSameAgent = 16, kSameProject = 32, kListed = 64;
 
 struct Entry {
   PathStat stat;
@@ -74,6 +81,7 @@ struct BlockFindings {
   std::vector<size_t> patch_at;  // where each changed file's size and mtime are in the record
   std::vector<SourceFile> session_indexes;
   size_t only_seen = 0;  // transcripts of `only` found
+  std::vector<PathStat> moved_dirs;  // as they are now (Seen::EntriesMoved)
 };
 
 SourceFile source_file(const std::string& path, const PathStat& now, uint64_t kind, std::string_view agent,
@@ -95,17 +103,18 @@ SourceFile source_file(const std::string& path, const PathStat& now, uint64_t ki
   return f;
 }
 
-// How a recorded entry stands now. A directory, registry or missing path must be exactly as
-// recorded; a transcript must be the same file, not shorter (Grown: appended to or rewritten in
-// place, for a targeted read). Anything else (replaced, gone, shrunk, no longer a file) is Moved:
-// the full plan's.
-enum class Seen { Same, Grown, Moved };
+// How a recorded entry stands now. A registry or missing path must be exactly as recorded; a
+// directory too, or the same directory whose entries changed (EntriesMoved: listed again, the
+// rest of the tree taken as recorded, ingest/known_tree.h); a transcript must be the same file,
+// not shorter (Grown: appended to or rewritten in place, for a targeted read). Anything else
+// (replaced, gone, shrunk, no longer a file) is Moved: the full plan's.
+enum class Seen { Same, Grown, EntriesMoved, Moved };
 Seen judge(const PathStat& was, const PathStat& is, bool transcript) {
-  if (!transcript)
-    return is.type == was.type && is.dev == was.dev && is.ino == was.ino && is.size == was.size &&
-                   is.mtime_ns == was.mtime_ns
-               ? Seen::Same
-               : Seen::Moved;
+  if (!transcript) {
+    if (is.type != was.type || is.dev != was.dev || is.ino != was.ino) return Seen::Moved;
+    if (is.size == was.size && is.mtime_ns == was.mtime_ns) return Seen::Same;
+    return is.type == PathStat::Type::Dir ? Seen::EntriesMoved : Seen::Moved;
+  }
   if (is.type != PathStat::Type::File || is.dev != was.dev || is.ino != was.ino || is.size < was.size) return Seen::Moved;
   return is.size != was.size || is.mtime_ns != was.mtime_ns ? Seen::Grown : Seen::Same;
 }
@@ -136,6 +145,7 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
       const uint64_t flags = r.u64();
       PathStat was;
       was.type = static_cast<PathStat::Type>(flags & kTypeMask);
+      was.listed = flags & kListed;
       was.dev = r.u64();
       was.ino = r.u64();
       const size_t stat_at = r.pos();
@@ -163,8 +173,12 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
       int err = 0;
       const PathStat is = looked_at ? stat_path(path, err) : was;
       const Seen seen = judge(was, is, flags & kTranscript);
-      if (seen == Seen::Moved) {
+      // (A check narrowed to named files reads no directory's entries: the full check's to find.)
+      if (seen == Seen::Moved || (seen == Seen::EntriesMoved && only)) {
         out.layout_changed = true;
+      } else if (seen == Seen::EntriesMoved) {
+        out.moved_dirs.push_back(is);
+        out.moved_dirs.back().path = path;
       } else if (flags & kTranscript) {
         ++out.files;
         if (seen == Seen::Grown) {
@@ -208,15 +222,15 @@ std::optional<Layout> read_layout(std::string_view record, size_t at) {
 // where its entries' header begins.
 std::optional<Layout> layout_for(std::string_view record, const std::vector<SourceRoot>& roots) {
   Encoder head;
-  head.bytes().append(kMagic);
   encode_roots(head, roots);
-  if (!record.starts_with(head.bytes())) return std::nullopt;
-  return read_layout(record, head.bytes().size());
+  if (!record.starts_with(kMagic) && !record.starts_with(kMagicUnlisted)) return std::nullopt;
+  if (record.substr(kMagic.size(), head.bytes().size()) != head.bytes()) return std::nullopt;
+  return read_layout(record, kMagic.size() + head.bytes().size());
 }
 
 // Decodes every entry of a record of any roots, handing each to `visit`. False: it does not decode whole.
 bool visit_entries(std::string_view record, const EntryVisitor& visit) {
-  if (!record.starts_with(kMagic)) return false;
+  if (!record.starts_with(kMagic) && !record.starts_with(kMagicUnlisted)) return false;
   Decoder r(record, kMagic.size());
   const uint64_t roots = r.u64();
   for (uint64_t i = 0; i < roots && r.ok(); ++i) {
@@ -294,7 +308,7 @@ void SourceWalk::work() {
   for (size_t b; !differs_.load(std::memory_order_relaxed) && (b = next_.fetch_add(1)) < blocks;) {
     BlockFindings found;
     check_blocks(record_, entries_at_, starts_, b, b + 1, entries_, stop, found);
-    if (!found.ok || found.layout_changed || !found.changed.empty()) differs_ = true;
+    if (!found.ok || found.layout_changed || !found.changed.empty() || !found.moved_dirs.empty()) differs_ = true;
   }
 }
 
@@ -328,10 +342,17 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
   for (const auto& f : files)
     entries.push_back({PathStat{f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns}, &f});
   std::sort(entries.begin(), entries.end(), path_before);
-  // A root is observed twice (opened, then listed): one entry each, unless it changed in between.
-  entries.erase(std::unique(entries.begin(), entries.end(),
-                            [](const Entry& a, const Entry& b) { return !a.file && !b.file && a.stat == b.stat; }),
-                entries.end());
+  // A root is observed twice (opened, then listed): one entry, listed, unless it changed in between.
+  size_t kept = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (kept > 0 && !entries[i].file && !entries[kept - 1].file && entries[kept - 1].stat.same_as(entries[i].stat)) {
+      entries[kept - 1].stat.listed = entries[kept - 1].stat.listed || entries[i].stat.listed;
+      continue;
+    }
+    if (kept != i) entries[kept] = std::move(entries[i]);
+    ++kept;
+  }
+  entries.resize(kept);
 
   Encoder body;
   std::vector<uint32_t> starts;
@@ -349,6 +370,7 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
     body.str(std::string_view(path).substr(shared));
     prev_path = path;
     uint64_t flags = static_cast<uint64_t>(en.stat.type);
+    if (!en.file && en.stat.listed) flags |= kListed;
     if (en.file) {
       flags |= kTranscript;
       if (en.file->session_id == stem_of(path)) flags |= kSessionIsStem;
@@ -383,6 +405,36 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
   return e.take();
 }
 
+namespace {
+
+// The record's every path as `check` found it: the recorded stat where it found that, the new one
+// of a grown transcript or a directory whose entries moved. Null when the record does not decode.
+std::shared_ptr<const KnownTree> known_tree_of(std::string_view record, const WatchCheck& check) {
+  std::unordered_map<std::string_view, const PathStat*> moved;
+  std::unordered_map<std::string_view, const SourceFile*> grown;
+  for (const auto& d : check.moved_dirs) moved.emplace(d.path, &d);
+  for (const auto& f : check.changed) grown.emplace(f.path, &f);
+  auto tree = std::make_shared<KnownTree>();
+  const bool whole = visit_entries(record, [&](const PathStat& was, bool transcript) {
+    if (transcript) {
+      if (auto g = grown.find(was.path); g != grown.end()) {
+        const SourceFile& f = *g->second;
+        return tree->add(PathStat{f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns}, true, false);
+      }
+    } else if (auto m = moved.find(was.path); m != moved.end()) {
+      PathStat now = *m->second;
+      now.listed = was.listed;
+      return tree->add(std::move(now), false, true);
+    }
+    tree->add(was, transcript, false);
+  });
+  if (!whole) return nullptr;
+  tree->finish();
+  return tree;
+}
+
+}  // namespace
+
 WatchCheck check_source_watch(std::string_view record, const std::vector<SourceRoot>& roots,
                               const std::set<std::string>* only) {
   WatchCheck out;
@@ -412,13 +464,19 @@ WatchCheck check_source_watch(std::string_view record, const std::vector<SourceR
   }
   if (!first.ok || !second.ok) return out;
   out.usable = true;
-  out.layout_unchanged = !first.layout_changed && !second.layout_changed;
-  if (!out.layout_unchanged) return out;
+  if (first.layout_changed || second.layout_changed) return out;
   out.files = first.files + second.files;
   for (BlockFindings* f : {&first, &second}) {
     for (auto& c : f->changed) out.changed.push_back(std::move(c));
     for (auto& c : f->session_indexes) out.session_indexes.push_back(std::move(c));
+    for (auto& d : f->moved_dirs) out.moved_dirs.push_back(std::move(d));
   }
+  if (!out.moved_dirs.empty()) {
+    out.known_tree = known_tree_of(record, out);
+    if (!out.known_tree) out.usable = false;
+    return out;
+  }
+  out.layout_unchanged = true;
   if (out.changed.empty()) return out;
   out.updated_record = std::string(record);
   size_t k = 0;
@@ -441,6 +499,33 @@ std::vector<SourceFile> files_to_read(const WatchCheck& check) {
   if (rollout_changed)
     for (const auto& f : check.session_indexes)
       if (std::none_of(out.begin(), out.end(), [&](const SourceFile& c) { return c.path == f.path; })) out.push_back(f);
+  return out;
+}
+
+std::optional<std::vector<const SourceFile*>> files_to_plan(const WatchCheck& check,
+                                                            const std::vector<SourceFile>& files) {
+  const KnownTree& tree = *check.known_tree;
+  std::unordered_map<std::string_view, bool> grown;
+  for (const auto& f : check.changed) grown.emplace(f.path, true);
+  std::vector<const SourceFile*> out;
+  size_t recorded = 0;
+  bool rollout_moved = false;
+  for (const auto& f : files) {
+    const bool was_recorded = tree.is_transcript(f.path);
+    recorded += was_recorded;
+    if (was_recorded && !grown.count(f.path)) continue;
+    out.push_back(&f);
+    rollout_moved = rollout_moved || f.kind == SourceKind::CodexRollout;
+  }
+  if (recorded != tree.transcripts()) return std::nullopt;
+  // A session index is read whole whenever a rollout changed (as files_to_read does).
+  if (rollout_moved)
+    for (const auto& f : files)
+      if (f.kind == SourceKind::CodexSessionIndex && tree.is_transcript(f.path) && !grown.count(f.path)) out.push_back(&f);
+  std::sort(out.begin(), out.end(), [](const SourceFile* a, const SourceFile* b) {
+    const bool ai = a->kind == SourceKind::CodexSessionIndex, bi = b->kind == SourceKind::CodexSessionIndex;
+    return ai != bi ? bi : a->path < b->path;
+  });
   return out;
 }
 

@@ -15,6 +15,7 @@
 
 #include <cstdint>
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "engine/index/indexer.h"
+#include "ingest/known_tree.h"
 #include "ingest/source_file.h"
 
 namespace osearch {
@@ -40,13 +42,21 @@ struct WatchCheck {
   bool usable = false;            // a well-formed record for these roots
   bool layout_unchanged = false;  // every directory, registry and missing file is as recorded
   size_t files = 0;               // transcripts recorded
-  // Transcripts whose stat moved, with their new stat (only when layout_unchanged). A file that is
-  // gone, replaced, shrunk or no longer a regular file makes layout_unchanged false instead.
+  // Transcripts whose stat moved, with their new stat (when layout_unchanged or entries_moved()).
+  // A file that is gone, replaced, shrunk or no longer a regular file makes layout_unchanged false
+  // instead, and the check names nothing.
   std::vector<SourceFile> changed;
   std::vector<SourceFile> session_indexes;  // Codex session index files recorded (with `changed`)
-  // With `changed`: the record with their new stats, for the run that reads them to keep.
+  // With `changed` when layout_unchanged: the record with their new stats, for the run that reads
+  // them to keep.
   std::string updated_record;
+  // Directories still there whose entries changed (layout_unchanged false), when nothing else
+  // moved but transcripts that grew: the run lists those again and takes the rest from
+  // `known_tree`, every recorded path as the check found it (ingest/known_tree.h).
+  std::vector<PathStat> moved_dirs;
+  std::shared_ptr<const KnownTree> known_tree;
   bool unchanged() const { return usable && layout_unchanged && changed.empty(); }
+  bool entries_moved() const { return usable && !layout_unchanged && known_tree != nullptr; }
 };
 
 // Stats every recorded path (in two threads for big records), decoding the record as it goes.
@@ -94,6 +104,12 @@ std::vector<std::string> source_watch_dirs(std::string_view record);
 // The files a targeted run reads: the changed ones, and Codex's session index when a rollout changed
 // (it is read whole then: the sessions its earlier lines named may only now exist).
 std::vector<SourceFile> files_to_read(const WatchCheck& check);
+
+// After a relisting (check.entries_moved(), discovery given check.known_tree): the files of
+// `files` the plan compares with their states, in the order they are read: the ones new to the
+// record, the ones that grew, and Codex's session index when a rollout is among them. nullopt
+// when a recorded transcript is not among `files` (gone since the check): the full plan's.
+std::optional<std::vector<const SourceFile*>> files_to_plan(const WatchCheck& check, const std::vector<SourceFile>& files);
 
 class Store;
 // Keeps `record` as the index's watch record ("" removes it), in its own transaction, after the

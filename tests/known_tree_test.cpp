@@ -1,0 +1,163 @@
+// Discovery given what a refresh knows (ingest/known_tree.h): after directories' entries changed,
+// it finds what a walk of the whole tree finds, for every agent's layout, while it lists only the
+// directories that changed. (tests/source_watch_test.cpp checks whole runs on the "relisted" plan
+// against clean builds.)
+#include "tests/index_fixture.h"
+
+#include "engine/index/source_watch.h"
+#include "ingest/agent_layout.h"
+#include "ingest/claude_layout.h"
+#include "ingest/known_tree.h"
+#include "ingest/layout_util.h"
+
+namespace {
+
+struct Tree : FourAgentTree {
+  Tree() : FourAgentTree("known-tree") {}
+};
+
+DiscoveryResult discover_root(const SourceRoot& root, const KnownTree* known) {
+  if (root.agent == "claude") return discover_claude(root.dir, known);
+  if (root.agent == "codex") return discover_codex(root.dir, known);
+  return discover_pi_family(root.dir, root.agent, known);
+}
+
+// What a run keeps of a discovery: every root's files and observations, as its record holds them.
+std::string record_of(const std::vector<SourceRoot>& roots, const KnownTree* known = nullptr) {
+  std::vector<PathStat> observed;
+  std::vector<SourceFile> files;
+  for (const auto& root : roots) {
+    DiscoveryResult d = discover_root(root, known);
+    REQUIRE(d.errors.empty());
+    REQUIRE(d.file_errors.empty());
+    observed.insert(observed.end(), d.observed.begin(), d.observed.end());
+    files.insert(files.end(), d.files.begin(), d.files.end());
+  }
+  drop_covered_missing(observed);
+  std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
+  return encode_source_watch(roots, observed, files, wall_clock_ns());
+}
+
+}  // namespace
+
+TEST_CASE("known tree: discovery after directories changed equals a walk of the whole tree", "[watch]") {
+  Tree t;
+  const std::string record = record_of(t.roots());
+  REQUIRE(!record.empty());
+  REQUIRE(check_source_watch(record, t.roots()).unchanged());
+
+  // A session in a new Claude project, a subagent in a session's new subagents dir, a rollout in a
+  // new day's dir, an omp subagent, a pi session; and a transcript that grew.
+  const std::string project = t.claude + "/-Users-user-other";
+  write_file(project + "/aaaaaaaa-0000-4000-8000-00000000e001.jsonl", "{}\n");
+  const std::string session_dir = t.claude + "/-Users-user-project/b3edadab-bca0-4054-9b41-f7ffa6941260";
+  write_file(session_dir + "/subagents/agent-k1.jsonl", "{}\n");
+  const std::string day = t.codex + "/sessions/2026/11/06";
+  write_file(day + "/rollout-2026-11-06T10-00-00-01a0b1c2-0000-7000-8000-00000000d0e1.jsonl", "{}\n");
+  const std::string artifacts =
+      t.omp + "/sessions/-work-omp-proj/2026-11-01T10-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a001";
+  write_file(artifacts + "/2-Task.jsonl", "{}\n");
+  const std::string pi_dir = t.pi + "/sessions/--work-pi-proj--";
+  write_file(pi_dir + "/2026-11-06T10-00-00-000Z_01a0b1c2-0000-7000-8000-00000000b0e1.jsonl", "{}\n");
+  append_file(t.claude + "/" + kB3, "{}\n");
+  for (const auto& d : {project, session_dir + "/subagents", session_dir, t.claude + "/-Users-user-project", t.claude,
+                        day, t.codex + "/sessions/2026/11", artifacts, pi_dir})
+    t.clock.settle(d);
+
+  const WatchCheck check = check_source_watch(record, t.roots());
+  REQUIRE(check.usable);
+  CHECK_FALSE(check.layout_unchanged);
+  REQUIRE(check.entries_moved());
+  // The recorded directories that gained an entry (a new directory is not recorded: its parent is).
+  std::set<std::string> moved;
+  for (const auto& d : check.moved_dirs) moved.insert(d.path);
+  CHECK(moved == std::set<std::string>{t.claude, t.claude + "/-Users-user-project", t.codex + "/sessions/2026/11",
+                                       artifacts, pi_dir});
+  REQUIRE(check.changed.size() == 1);
+  CHECK(check.changed[0].path == t.claude + "/" + kB3);
+
+  // Root by root: the same files with the same stats and the same observations.
+  for (const auto& root : t.roots()) {
+    INFO(root.agent);
+    const DiscoveryResult walked = discover_root(root, nullptr);
+    const DiscoveryResult known = discover_root(root, check.known_tree.get());
+    REQUIRE(known.files.size() == walked.files.size());
+    for (size_t i = 0; i < walked.files.size(); ++i) {
+      const SourceFile &a = known.files[i], &b = walked.files[i];
+      CHECK(a.path == b.path);
+      CHECK((a.kind == b.kind && a.agent == b.agent && a.project == b.project && a.session_id == b.session_id &&
+             a.agent_id == b.agent_id && a.workflow_run == b.workflow_run));
+      CHECK((a.dev == b.dev && a.ino == b.ino && a.size == b.size && a.mtime_ns == b.mtime_ns));
+    }
+    auto sorted = [](std::vector<PathStat> v) {
+      std::sort(v.begin(), v.end(), [](const PathStat& a, const PathStat& b) { return a.path < b.path; });
+      return v;
+    };
+    CHECK(sorted(known.observed) == sorted(walked.observed));
+  }
+  // Its record is the walk's: the next check finds nothing moved.
+  const std::string again = record_of(t.roots(), check.known_tree.get());
+  CHECK(again == record_of(t.roots()));
+  CHECK(check_source_watch(again, t.roots()).unchanged());
+  CHECK(files_to_plan(check, [&] {
+          std::vector<SourceFile> all;
+          for (const auto& root : t.roots()) {
+            DiscoveryResult d = discover_root(root, check.known_tree.get());
+            all.insert(all.end(), d.files.begin(), d.files.end());
+          }
+          return all;
+        }())->size() == 7);  // five new, one grown, and Codex's session index with the new rollout
+}
+
+TEST_CASE("known tree: an unchanged directory is not listed again, a changed one is", "[watch]") {
+  Tree t;
+  const std::vector<SourceRoot> roots{{"claude", t.claude}};
+  const std::string record = record_of(roots);
+  REQUIRE(!record.empty());
+  const std::string moved = t.claude + "/-Users-user-project";
+  const std::string created = moved + "/aaaaaaaa-0000-4000-8000-00000000e002.jsonl";
+  write_file(created, "{}\n");
+  t.clock.settle(moved);
+  // A file slipped into a directory behind its mtime's back: only a listing would see it. (The
+  // quick check trusts mtimes as much; this test's sleight shows which directories were read.)
+  const std::string kept = t.claude + "/D--oh-my-posh";
+  struct stat before {};
+  REQUIRE(::stat(kept.c_str(), &before) == 0);
+  const std::string hidden = kept + "/aaaaaaaa-0000-4000-8000-00000000e003.jsonl";
+  write_file(hidden, "{}\n");
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  REQUIRE(::utimensat(AT_FDCWD, kept.c_str(), times, 0) == 0);
+
+  const WatchCheck c = check_source_watch(record, roots);
+  REQUIRE(c.entries_moved());
+  REQUIRE(c.moved_dirs.size() == 1);
+  CHECK(c.moved_dirs[0].path == moved);
+  auto has = [](const DiscoveryResult& d, const std::string& path) {
+    return std::any_of(d.files.begin(), d.files.end(), [&](const SourceFile& f) { return f.path == path; });
+  };
+  const DiscoveryResult known = discover_claude(t.claude, c.known_tree.get());
+  CHECK(has(known, created));      // listed again
+  CHECK_FALSE(has(known, hidden));  // its directory's entries taken from the record
+  CHECK(has(discover_claude(t.claude), hidden));
+}
+
+TEST_CASE("known tree: a record of the build before (no directory marked listed) still serves", "[watch]") {
+  Tree t;
+  const std::vector<SourceRoot> roots{{"claude", t.claude}, {"codex", t.codex}};
+  std::string record = record_of(roots);
+  REQUIRE(record.starts_with("osw3"));
+  // An index the build before refreshed holds an osw2 record (the same entries, no listed flag): it
+  // still decodes and serves, and the next run keeps an osw3 one.
+  record.replace(0, 4, "osw2");
+  CHECK(source_watch_decodes(record));  // `check` finds no damage in it
+  REQUIRE(check_source_watch(record, roots).unchanged());
+  const std::string created = t.codex + "/sessions/2026/11/03/rollout-2026-11-03T11-00-00-01a0b1c2-0000-7000-8000-00000000d0e2.jsonl";
+  write_file(created, "{}\n");
+  t.clock.settle(t.codex + "/sessions/2026/11/03");
+  const WatchCheck c = check_source_watch(record, roots);
+  REQUIRE(c.entries_moved());
+  const DiscoveryResult known = discover_codex(t.codex, c.known_tree.get());
+  const DiscoveryResult walked = discover_codex(t.codex);
+  REQUIRE(known.files.size() == walked.files.size());
+  for (size_t i = 0; i < known.files.size(); ++i) CHECK(known.files[i].path == walked.files[i].path);
+}
