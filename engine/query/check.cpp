@@ -105,12 +105,17 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
   uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0, text_unread = 0, text_changed = 0;
   uint64_t text_read = 0;
   constexpr uint64_t kTextReleaseEvery = 32u << 20;
+  constexpr size_t kRecordsSlack = 32u << 20;
   for (const auto& [name, dbi] : all) {
     uint64_t entries = 0, bad = 0;
     const std::string_view n(name);
     LmdbCursor cur(txn, dbi);
     for (bool ok = cur.first(); ok; ok = cur.next()) {
-      if (++entries % kAliveEvery == 0) alive();
+      if (++entries % kAliveEvery == 0) {
+        alive();
+        // Every page of data.mdb is read once: keep the child's RSS to what it read lately.
+        store.env().trim_resident_pages(kRecordsSlack);
+      }
       const std::string_view k = cur.key(), v = cur.value();
       if (n == "meta" && k == meta_key::kSourceWatch) {
         if (!source_watch_decodes(v)) ++bad;  // the refresh would only take the full plan, but it is damage
@@ -273,7 +278,14 @@ void check_text_log(const std::string& dir, const RecordsFacts& f, bool deep, Ch
     }
   }
   // Then each text.log entry must end where the next one starts (and the last at the committed size).
+  // Each entry's header is read through the map, nearly every page of it: the pages behind are let go.
+  constexpr uint64_t kReleaseEvery = 32u << 20;
+  uint64_t released_at = 0;
   for (size_t i = 0; i < starts.size(); ++i) {
+    if (starts[i] - released_at >= kReleaseEvery) {
+      reader.release_resident_pages();
+      released_at = starts[i];
+    }
     TextEntry e;
     const uint64_t next = i + 1 < starts.size() ? starts[i + 1] : bytes;
     if (!reader.entry_at(starts[i], e) || e.text_offset + e.text.size() != next) {

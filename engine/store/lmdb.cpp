@@ -112,9 +112,10 @@ size_t resident_shared_pages() { return resident_pages().shared; }
 void LmdbEnv::release_resident_pages() const {
   int fd = -1;
   struct stat st {};
-  if (!map_.start || mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return;
+  const MapRange map = map_range();  // (a read-only env's looked up now: `check`'s walk, rarely)
+  if (!map.start || mdb_env_get_fd(env_, &fd) != MDB_SUCCESS || ::fstat(fd, &st) != 0) return;
   // Only the part backed by the file can be resident.
-  ::madvise(map_.start, std::min(map_.length, static_cast<size_t>(st.st_size)), MADV_DONTNEED);
+  ::madvise(map.start, std::min(map.length, static_cast<size_t>(st.st_size)), MADV_DONTNEED);
   shared_after_release_ = resident_shared_pages();
 }
 
