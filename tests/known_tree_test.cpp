@@ -161,3 +161,113 @@ TEST_CASE("known tree: a record of the build before (no directory marked listed)
   REQUIRE(known.files.size() == walked.files.size());
   for (size_t i = 0; i < known.files.size(); ++i) CHECK(known.files[i].path == walked.files[i].path);
 }
+
+TEST_CASE("known tree: random creations across every layout, each refresh equal to a clean build", "[watch]") {
+  Tree t;
+  const std::string idx = t.tmp / "index", idx_full = t.tmp / "index-full";
+  IndexOptions quick;
+  quick.quick_check = true;
+  quick.count_unknown_garbage = false;
+  quick.wait_for_lock = false;
+  REQUIRE(run_index(idx, t.roots(), quick).plan == "full");
+  std::mt19937 rng(20261205);
+  auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  std::vector<std::string> transcripts;
+  for (const auto& e : fs::recursive_directory_iterator(t.tmp.path()))
+    if (e.is_regular_file() && e.path().extension() == ".jsonl" && e.path().string().find("/index") == std::string::npos)
+      transcripts.push_back(e.path().string());
+  std::sort(transcripts.begin(), transcripts.end());
+  std::map<std::string, int> plans;
+  for (int step = 0; step < 24; ++step) {
+    char id[40];
+    std::snprintf(id, sizeof id, "%08d-0000-4000-8000-%012d", 77, step);
+    const std::string sid = id;
+    std::vector<std::string> touched;  // directories whose entries this step changed, settled after
+    auto create = [&](const std::string& path, const std::string& text) {
+      // Every directory the file needed, and the parent of the first one that was there.
+      fs::path p = fs::path(path).parent_path();
+      std::vector<std::string> made;
+      while (!fs::exists(p)) {
+        made.push_back(p.string());
+        p = p.parent_path();
+      }
+      write_file(path, text);
+      transcripts.push_back(path);
+      for (auto& m : made) touched.push_back(m);
+      touched.push_back(p.string());
+    };
+    const std::string user = R"({"type":"user","uuid":"rnd-)" + std::to_string(step) + R"(","parentUuid":null,"sessionId":")" +
+                             sid + R"(","timestamp":"2026-11-06T10:00:00.000Z","message":{"role":"user","content":"random step )" +
+                             std::to_string(step) + R"("}})" "\n";
+    switch (pick(7)) {
+      case 0: create(t.claude + "/-Users-user-project/" + sid + ".jsonl", user); break;
+      case 1: create(t.claude + "/-Users-rnd-" + std::to_string(pick(3)) + "/" + sid + ".jsonl", user); break;
+      case 2: create(t.claude + "/-Users-user-project/b3edadab-bca0-4054-9b41-f7ffa6941260/subagents/agent-r" + std::to_string(step) + ".jsonl", user); break;
+      case 3:
+        create(t.codex + "/sessions/2026/11/0" + std::to_string(3 + pick(4)) + "/rollout-2026-11-06T10-00-00-" + sid + ".jsonl",
+               R"({"timestamp":"2026-11-06T10:00:00.000Z","type":"session_meta","payload":{"id":")" + sid +
+                   R"(","timestamp":"2026-11-06T10:00:00.000Z","cwd":"/work/rnd"}})" "\n");
+        break;
+      case 4:
+        create(t.pi + "/sessions/--work-pi-proj--/2026-11-06T10-00-00-000Z_" + sid + ".jsonl",
+               R"({"type":"session","version":3,"id":")" + sid + R"(","timestamp":"2026-11-06T10:00:00.000Z","cwd":"/work/pi-proj"})" "\n");
+        break;
+      case 5:
+        create(t.omp + "/sessions/-work-omp-proj/2026-11-01T10-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a001/r" +
+                   std::to_string(step) + ".jsonl",
+               R"({"type":"session","version":3,"id":")" + sid + R"(","timestamp":"2026-11-06T10:00:00.000Z","cwd":"/work/omp proj"})" "\n");
+        break;
+      default: break;  // only a transcript grows
+    }
+    if (pick(2) == 0 || touched.empty()) append_file(transcripts[pick(transcripts.size())], "\n");
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (const auto& d : touched) t.clock.settle(d);
+    INFO("step " << step);
+    const IndexSummary r = run_index(idx, t.roots(), quick);
+    ++plans[std::string(r.plan)];
+    CHECK((r.plan == "relisted" || (touched.empty() && (r.plan == "targeted" || r.plan == "unchanged"))));
+    REQUIRE(run_index(idx_full, t.roots(), IndexOptions{}).files_unreadable == 0);
+    CHECK_SAME_INDEX(idx, fingerprint(idx_full));
+    CHECK(run_index(idx, t.roots(), quick).plan == "unchanged");
+  }
+  CHECK(plans["relisted"] >= 12);
+}
+
+TEST_CASE("known tree: a directory's entries are known only when it was listed and has not changed", "[watch]") {
+  auto dir = [](std::string path, bool listed) {
+    PathStat p{std::move(path), PathStat::Type::Dir, 1, 2, 4096, 1000};
+    p.listed = listed;
+    return p;
+  };
+  KnownTree tree;
+  tree.add(dir("/r", true), false, false);
+  tree.add(dir("/r/listed", true), false, false);
+  tree.add(dir("/r/probed", false), false, false);  // observed (a Claude session dir), never listed
+  tree.add(dir("/r/moved", true), false, true);
+  tree.add(dir("/r/empty", true), false, false);
+  for (const char* parent : {"/r/listed", "/r/probed", "/r/moved"})
+    tree.add(PathStat{std::string(parent) + "/a.jsonl", PathStat::Type::File, 1, 3, 10, 1000}, true, false);
+  tree.add(PathStat{"/r/listed/gone.jsonl", PathStat::Type::Missing}, false, false);
+  tree.add(dir("/r", false), false, false);  // a root is recorded twice: opened, then listed
+  tree.finish();
+
+  const auto* root = tree.listing_of("/r");
+  REQUIRE(root);
+  CHECK(root->size() == 4);  // its four directories
+  const auto* listed = tree.listing_of("/r/listed");
+  REQUIRE(listed);
+  REQUIRE(listed->size() == 1);  // a missing path is no entry
+  CHECK((*listed)[0]->path == "/r/listed/a.jsonl");
+  CHECK(tree.listing_of("/r/probed") == nullptr);
+  CHECK(tree.listing_of("/r/moved") == nullptr);
+  REQUIRE(tree.listing_of("/r/empty"));
+  CHECK(tree.listing_of("/r/empty")->empty());
+  CHECK(tree.listing_of("/r/unknown") == nullptr);
+  CHECK(tree.transcripts() == 3);
+  CHECK(tree.is_transcript("/r/moved/a.jsonl"));
+  CHECK_FALSE(tree.is_transcript("/r/listed"));
+  REQUIRE(tree.stat_of("/r/listed/gone.jsonl"));
+  CHECK(tree.stat_of("/r/listed/gone.jsonl")->type == PathStat::Type::Missing);
+  CHECK(tree.stat_of("/r/nothing") == nullptr);
+}
