@@ -55,8 +55,9 @@ bool ReaderCache::refresh_kept(const Context& ctx, uint64_t& refreshed_files, bo
     gate_->trust(*record);
     return true;
   }
-  if (!check.usable || !check.layout_unchanged) return false;
-  // Transcripts grew and nothing else moved: a run reads just those, as a refresh would.
+  if (!check.usable || !(check.layout_unchanged || check.entries_moved())) return false;
+  // Transcripts grew (and directories' entries moved) and nothing else: a run reads just those,
+  // relisting those directories, as a refresh would, without checking every path again.
   reader_.reset();  // (`record` pointed into its snapshot)
   refreshed_files = refresh_changed(ctx, check, stale);
   reopen(ctx);
