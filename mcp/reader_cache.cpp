@@ -55,7 +55,7 @@ bool ReaderCache::refresh_kept(const Context& ctx, uint64_t& refreshed_files, bo
     gate_->trust(*record);
     return true;
   }
-  if (!check.usable || !(check.layout_unchanged || check.entries_moved())) return false;
+  if (!check.guides_run()) return false;
   // Transcripts grew (and directories' entries moved) and nothing else: a run reads just those,
   // relisting those directories, as a refresh would, without checking every path again.
   reader_.reset();  // (`record` pointed into its snapshot)

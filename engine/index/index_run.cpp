@@ -50,7 +50,7 @@ std::optional<QuickCheck> quick_check(const std::string& index_dir, const std::v
     q.check = check_source_watch(*record, roots);
     timer.count("record bytes", record->size());
     timer.mark("check");
-    if (!q.check.usable || !(q.check.layout_unchanged || q.check.entries_moved())) return std::nullopt;
+    if (!q.check.guides_run()) return std::nullopt;
     if (q.check.unchanged()) {
       q.unchanged.files_seen = q.unchanged.files_skipped = q.check.files;
       q.unchanged.plan = "unchanged";
@@ -77,8 +77,7 @@ std::optional<std::string_view> quick_check_record(const LmdbTxn& txn, const Dbi
 IndexSummary run_index(const std::string& index_dir, const std::vector<SourceRoot>& roots, const IndexOptions& options) {
   IndexSummary summary;
   const WatchCheck* given = options.known_check;
-  if (!options.quick_check || options.full || !given || !given->usable ||
-      !(given->layout_unchanged || given->entries_moved()) || given->unchanged())
+  if (!options.quick_check || options.full || !given || !given->guides_run() || given->unchanged())
     given = nullptr;
   std::optional<QuickCheck> known;
   if (options.quick_check && !options.full && !given) known = quick_check(index_dir, roots);

@@ -212,13 +212,11 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       targeted = known && known->layout_unchanged && !rebuild && interrupted.empty();
       relisted = known && known->entries_moved() && !rebuild && interrupted.empty();
     }
-    if (relisted) {
-      // (states read once discovery has said what is new)
-    } else if (targeted) {
+    if (targeted) {
       std::vector<std::string> paths;
       for (const auto& f : known->changed) paths.push_back(f.path);
       states.emplace(store, &paths);
-    } else {
+    } else if (!relisted) {  // (a relisting's states are read once discovery has said what is new)
       states.emplace(store);
     }
     XapianLayout& layout = parts.layout;

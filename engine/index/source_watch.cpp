@@ -7,6 +7,7 @@
 #include <functional>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 #include <set>
 #include <thread>
 
@@ -505,27 +506,21 @@ std::vector<SourceFile> files_to_read(const WatchCheck& check) {
 std::optional<std::vector<const SourceFile*>> files_to_plan(const WatchCheck& check,
                                                             const std::vector<SourceFile>& files) {
   const KnownTree& tree = *check.known_tree;
-  std::unordered_map<std::string_view, bool> grown;
-  for (const auto& f : check.changed) grown.emplace(f.path, true);
+  std::unordered_set<std::string_view> grown;
+  for (const auto& f : check.changed) grown.insert(f.path);
   std::vector<const SourceFile*> out;
   size_t recorded = 0;
-  bool rollout_moved = false;
+  bool rollout_moved = false;  // (every rollout comes before the session indexes)
   for (const auto& f : files) {
     const bool was_recorded = tree.is_transcript(f.path);
     recorded += was_recorded;
-    if (was_recorded && !grown.count(f.path)) continue;
+    // A session index is read whole whenever a rollout changed (as files_to_read does).
+    const bool reread_index = f.kind == SourceKind::CodexSessionIndex && rollout_moved;
+    if (was_recorded && !grown.count(f.path) && !reread_index) continue;
     out.push_back(&f);
     rollout_moved = rollout_moved || f.kind == SourceKind::CodexRollout;
   }
   if (recorded != tree.transcripts()) return std::nullopt;
-  // A session index is read whole whenever a rollout changed (as files_to_read does).
-  if (rollout_moved)
-    for (const auto& f : files)
-      if (f.kind == SourceKind::CodexSessionIndex && tree.is_transcript(f.path) && !grown.count(f.path)) out.push_back(&f);
-  std::sort(out.begin(), out.end(), [](const SourceFile* a, const SourceFile* b) {
-    const bool ai = a->kind == SourceKind::CodexSessionIndex, bi = b->kind == SourceKind::CodexSessionIndex;
-    return ai != bi ? bi : a->path < b->path;
-  });
   return out;
 }
 

@@ -57,6 +57,9 @@ struct WatchCheck {
   std::shared_ptr<const KnownTree> known_tree;
   bool unchanged() const { return usable && layout_unchanged && changed.empty(); }
   bool entries_moved() const { return usable && !layout_unchanged && known_tree != nullptr; }
+  // Whether a run given this check may read what it names (targeted, or relisted) instead of
+  // checking every path again.
+  bool guides_run() const { return usable && (layout_unchanged || entries_moved()); }
 };
 
 // Stats every recorded path (in two threads for big records), decoding the record as it goes.
@@ -106,9 +109,10 @@ std::vector<std::string> source_watch_dirs(std::string_view record);
 std::vector<SourceFile> files_to_read(const WatchCheck& check);
 
 // After a relisting (check.entries_moved(), discovery given check.known_tree): the files of
-// `files` the plan compares with their states, in the order they are read: the ones new to the
-// record, the ones that grew, and Codex's session index when a rollout is among them. nullopt
-// when a recorded transcript is not among `files` (gone since the check): the full plan's.
+// `files` (in the order they are read: Codex's session indexes last) the plan compares with their
+// states, in that order: the ones new to the record, the ones that grew, and the session index
+// when a rollout is among them. nullopt when a recorded transcript is not among `files` (gone
+// since the check): the full plan's.
 std::optional<std::vector<const SourceFile*>> files_to_plan(const WatchCheck& check, const std::vector<SourceFile>& files);
 
 class Store;

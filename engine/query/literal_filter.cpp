@@ -321,8 +321,10 @@ std::optional<std::vector<std::string>> literals_of(const std::vector<std::strin
       literals.push_back(std::move(*literal));
       continue;
     }
+    // (Lookaround, named groups and inline options are not here: top_level_alternatives refused the
+    // whole pattern.)
     const size_t open = rest.starts_with("(?:") ? 3 : 1;
-    if (depth >= 4 || (open == 1 && rest.starts_with("(?"))) return std::nullopt;  // lookaround, named…
+    if (depth >= 4) return std::nullopt;
     const size_t close = group_end(rest);
     if (close == std::string_view::npos) return std::nullopt;
     if (close + 1 < rest.size() && std::memchr("?*{", rest[close + 1], 3) != nullptr) return std::nullopt;
