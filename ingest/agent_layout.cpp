@@ -17,12 +17,13 @@ void set_session_id(SourceFile& f, std::string_view id) {
   if (f.session_id.size() != id.size()) f.session_id_full = std::string(id);
 }
 
-SourceFile pi_session_file(const fs::path& path, const std::string& agent) {
+SourceFile pi_session_file(std::string path, const std::string& agent) {
   SourceFile f;
-  f.path = path.string();
+  f.path = std::move(path);
   f.kind = SourceKind::PiSession;
   f.agent = agent;
-  set_session_id(f, pi_family_id_from_name(path.filename().string()));
+  const size_t slash = f.path.rfind('/');
+  set_session_id(f, pi_family_id_from_name(slash == std::string::npos ? f.path : std::string_view(f.path).substr(slash + 1)));
   return f;
 }
 
@@ -46,8 +47,8 @@ void add_custom_session_files(const fs::path& agent_dir, std::set<std::string>& 
     while (std::getline(in, line)) {
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
       if (line.empty() || line.front() != '/' || !ends_with(line, ".jsonl")) continue;
-      fs::path p = fs::path(line).lexically_normal();
-      if (seen.insert(p.string()).second) r.files.push_back(pi_session_file(p, "omp"));
+      std::string p = fs::path(line).lexically_normal().string();
+      if (seen.insert(p).second) r.files.push_back(pi_session_file(std::move(p), "omp"));
     }
   }
 }
@@ -60,12 +61,12 @@ void walk_codex(const fs::path& dir, int depth, DiscoveryResult& r) {
   if (depth > 6) return;
   for (const auto& e : list_dir(dir, r)) {
     std::error_code ec;
-    const std::string name = e.path().filename().string();
+    const std::string_view name = e.name();
     if (e.is_directory(ec)) {
       walk_codex(e.path(), depth + 1, r);
     } else if (e.is_regular_file(ec) && is_rollout_name(name)) {
       SourceFile f;
-      f.path = e.path().string();
+      f.path = e.path_view();
       f.kind = SourceKind::CodexRollout;
       f.agent = "codex";
       set_session_id(f, codex_id_from_name(name));
@@ -117,14 +118,13 @@ DiscoveryResult discover_pi_family(const std::string& root, const std::string& a
   if (!open_root(root, r)) return r;
   const fs::path sessions = sessions_dir_of(root, r);
   std::set<std::string> seen;
-  auto add_session = [&](const fs::path& p) {
-    if (seen.insert(p.string()).second) r.files.push_back(pi_session_file(p, agent));
+  auto add_session = [&](std::string_view p) {
+    if (seen.emplace(p).second) r.files.push_back(pi_session_file(std::string(p), agent));
   };
   for (const auto& e : list_dir(sessions, r)) {
     std::error_code ec;
-    const std::string name = e.path().filename().string();
-    if (e.is_regular_file(ec) && ends_with(name, ".jsonl")) {
-      add_session(e.path());
+    if (e.is_regular_file(ec) && ends_with(e.name(), ".jsonl")) {
+      add_session(e.path_view());
       continue;
     }
     if (!e.is_directory(ec)) continue;
@@ -133,20 +133,20 @@ DiscoveryResult discover_pi_family(const std::string& root, const std::string& a
     const auto entries = list_dir(e.path(), r);
     std::set<std::string> stems;
     for (const auto& f : entries) {
-      const std::string fname = f.path().filename().string();
+      const std::string_view fname = f.name();
       if (f.is_regular_file(ec) && ends_with(fname, ".jsonl")) {
-        add_session(f.path());
-        stems.insert(fname.substr(0, fname.size() - 6));
+        add_session(f.path_view());
+        stems.emplace(fname.substr(0, fname.size() - 6));
       }
     }
     for (const auto& d : entries) {
-      const std::string dname = d.path().filename().string();
+      const std::string dname(d.name());
       if (!stems.count(dname) || !d.is_directory(ec)) continue;
       for (const auto& sub : list_dir(d.path(), r)) {
-        const std::string sname = sub.path().filename().string();
+        const std::string_view sname = sub.name();
         if (!sub.is_regular_file(ec) || !ends_with(sname, ".jsonl")) continue;
         SourceFile f;
-        f.path = sub.path().string();
+        f.path = sub.path_view();
         f.kind = SourceKind::PiSubagent;
         f.agent = agent;
         set_session_id(f, pi_family_id_from_name(dname + ".jsonl"));

@@ -21,12 +21,12 @@ std::string agent_id_of(std::string_view file_name) {
 
 void add_agent_files(const fs::path& dir, const SourceFile& proto, SourceKind kind, DiscoveryResult& r) {
   for (const auto& e : list_dir(dir, r)) {
-    std::string name = e.path().filename().string();
+    const std::string_view name = e.name();
     std::error_code ec;
     if (!e.is_regular_file(ec) || !ends_with(name, ".jsonl")) continue;
     SourceFile f = proto;
     f.kind = kind;
-    f.path = e.path().string();
+    f.path = e.path_view();
     f.agent_id = agent_id_of(name);
     r.files.push_back(std::move(f));
   }
@@ -53,12 +53,12 @@ DiscoveryResult discover_claude(const std::string& given, const KnownTree* known
   for (const auto& project : list_dir(root, r)) {
     if (!project.is_directory(ec)) continue;
     SourceFile proto;
-    proto.project = project.path().filename().string();
+    proto.project = project.name();
     for (const auto& e : list_dir(project.path(), r)) {
-      std::string name = e.path().filename().string();
+      const std::string_view name = e.name();
       if (e.is_regular_file(ec) && ends_with(name, ".jsonl")) {
         SourceFile f = proto;
-        f.path = e.path().string();
+        f.path = e.path_view();
         if (name.rfind("agent-", 0) == 0) {
           f.kind = SourceKind::ClaudeRootAgent;
           f.agent_id = agent_id_of(name);
@@ -86,11 +86,10 @@ DiscoveryResult discover_claude(const std::string& given, const KnownTree* known
           continue;
         }
         for (const auto& wf : list_dir(e.path() / "workflows", r)) {
-          std::string wname = wf.path().filename().string();
-          if (!wf.is_regular_file(ec) || !ends_with(wname, ".json")) continue;
+          if (!wf.is_regular_file(ec) || !ends_with(wf.name(), ".json")) continue;
           SourceFile f = sub;
           f.kind = SourceKind::ClaudeWorkflowRun;
-          f.path = wf.path().string();
+          f.path = wf.path_view();
           r.files.push_back(std::move(f));
         }
         if (subagents_stat.type != PathStat::Type::Dir) continue;
@@ -100,7 +99,7 @@ DiscoveryResult discover_claude(const std::string& given, const KnownTree* known
         for (const auto& run : list_dir(workflows, r)) {
           if (!run.is_directory(ec)) continue;
           SourceFile wf = sub;
-          wf.workflow_run = bounded_id(run.path().filename().string());
+          wf.workflow_run = bounded_id(run.name());
           add_agent_files(run.path(), wf, SourceKind::ClaudeWorkflowAgent, r);
         }
       }

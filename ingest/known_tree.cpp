@@ -10,7 +10,9 @@ void KnownTree::add(PathStat now, bool transcript, bool entries_moved) {
 }
 
 void KnownTree::finish() {
-  std::sort(known_.begin(), known_.end(), [](const Known& a, const Known& b) { return a.stat.path < b.stat.path; });
+  const auto by_path = [](const Known& a, const Known& b) { return a.stat.path < b.stat.path; };
+  // (A record's entries come in path order.)
+  if (!std::is_sorted(known_.begin(), known_.end(), by_path)) std::sort(known_.begin(), known_.end(), by_path);
   // A path recorded twice (a root opened, then listed) is one: listed if either was, and listed
   // again if the two differ (it changed while the last run looked at it).
   size_t kept = 0;
@@ -58,6 +60,16 @@ const PathStat* KnownTree::stat_of(std::string_view path) const {
 const std::vector<const PathStat*>* KnownTree::listing_of(std::string_view dir) const {
   auto it = listings_.find(dir);
   return it == listings_.end() ? nullptr : &it->second;
+}
+
+size_t KnownTree::transcripts_under(std::string_view dir) const {
+  std::string prefix(dir);
+  if (!prefix.ends_with('/')) prefix += '/';
+  auto it = std::lower_bound(known_.begin(), known_.end(), prefix,
+                             [](const Known& k, const std::string& p) { return k.stat.path < p; });
+  size_t n = 0;
+  for (; it != known_.end() && it->stat.path.starts_with(prefix); ++it) n += it->transcript;
+  return n;
 }
 
 bool KnownTree::is_transcript(std::string_view path) const {

@@ -32,6 +32,8 @@ class KnownTree {
   const std::vector<const PathStat*>* listing_of(std::string_view dir) const;
   bool is_transcript(std::string_view path) const;
   size_t transcripts() const { return transcripts_; }
+  // How many of them lie under `dir` (a discovery's guess of its list's size).
+  size_t transcripts_under(std::string_view dir) const;
 
  private:
   struct Known {

@@ -90,7 +90,7 @@ std::vector<DirEntry> list_dir(const fs::path& dir, DiscoveryResult& r) {
   r.observed.back().listed = true;
   if (const auto* known = r.known ? r.known->listing_of(dir.string()) : nullptr) {
     out.reserve(known->size());
-    for (const PathStat* e : *known) out.emplace_back(fs::path(e->path), e->type);
+    for (const PathStat* e : *known) out.emplace_back(std::string_view(e->path), e->type);
     return out;
   }
   std::error_code ec;
@@ -104,6 +104,8 @@ std::vector<DirEntry> list_dir(const fs::path& dir, DiscoveryResult& r) {
 bool probe_dir(const fs::path& dir, DiscoveryResult& r) { return observe(dir, r).type == PathStat::Type::Dir; }
 
 bool open_root(const std::string& root, DiscoveryResult& r) {
+  // (Grown once: a list of tens of thousands of files doubling its way up faults in twice its pages.)
+  if (r.known) r.files.reserve(r.known->transcripts_under(root) + 1);
   int err = 0;
   PathStat p = look_at(root, err, r);
   r.observed.push_back(p);
@@ -145,6 +147,9 @@ void stat_and_sort(DiscoveryResult& r) {
   }
   r.files.resize(kept);
   std::sort(r.file_errors.begin(), r.file_errors.end());
+  // (Listings a refresh knows come in path order.)
+  if (std::is_sorted(r.files.begin(), r.files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; }))
+    return;
   std::vector<uint32_t> order(kept);
   for (size_t i = 0; i < kept; ++i) order[i] = static_cast<uint32_t>(i);
   std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) { return r.files[a].path < r.files[b].path; });

@@ -20,12 +20,25 @@ PathStat stat_path(const std::string& path, int& err);
 // The same, from what the refresh knows already (r.known) when it recorded the path.
 PathStat look_at(const std::string& path, int& err, const DiscoveryResult& r);
 
-// An entry of a listed directory: from the file system, or from the listing a refresh knows.
+// An entry of a listed directory: from the file system, or from the listing a refresh knows (a
+// view of the KnownTree's path, which outlives the discovery: no copy, no fs::path parsed unless a
+// caller asks for one, as for a directory it goes into).
 class DirEntry {
  public:
   explicit DirEntry(std::filesystem::directory_entry e) : entry_(std::move(e)) {}
-  DirEntry(std::filesystem::path path, PathStat::Type type) : path_(std::move(path)), known_(type) {}
-  const std::filesystem::path& path() const { return known_ ? path_ : entry_.path(); }
+  DirEntry(std::string_view known_path, PathStat::Type type) : known_path_(known_path), known_(type) {}
+  std::string_view path_view() const { return known_ ? known_path_ : std::string_view(entry_.path().native()); }
+  // The last component (as path().filename(): entries never end in a slash).
+  std::string_view name() const {
+    const std::string_view p = path_view();
+    const size_t slash = p.rfind('/');
+    return slash == std::string_view::npos ? p : p.substr(slash + 1);
+  }
+  const std::filesystem::path& path() const {
+    if (!known_) return entry_.path();
+    if (!known_fs_path_) known_fs_path_.emplace(known_path_);
+    return *known_fs_path_;
+  }
   // As std::filesystem::directory_entry's: symbolic links followed.
   bool is_directory(std::error_code& ec) const {
     return known_ ? *known_ == PathStat::Type::Dir : entry_.is_directory(ec);
@@ -36,8 +49,9 @@ class DirEntry {
 
  private:
   std::filesystem::directory_entry entry_;
-  std::filesystem::path path_;
+  std::string_view known_path_;
   std::optional<PathStat::Type> known_;
+  mutable std::optional<std::filesystem::path> known_fs_path_;
 };
 
 // Records what `path` is now in r.observed (and an error it cannot be looked at with in r.errors).

@@ -270,4 +270,34 @@ TEST_CASE("known tree: a directory's entries are known only when it was listed a
   REQUIRE(tree.stat_of("/r/listed/gone.jsonl"));
   CHECK(tree.stat_of("/r/listed/gone.jsonl")->type == PathStat::Type::Missing);
   CHECK(tree.stat_of("/r/nothing") == nullptr);
+  // A discovery's guess of its list's size: the transcripts under its root, at any depth, not beside it.
+  CHECK(tree.transcripts_under("/r") == 3);
+  CHECK(tree.transcripts_under("/r/") == 3);
+  CHECK(tree.transcripts_under("/r/listed") == 1);
+  CHECK(tree.transcripts_under("/r/list") == 0);  // a name's prefix is not its directory
+  CHECK(tree.transcripts_under("/q") == 0);
+}
+
+TEST_CASE("known tree: a listing's entries name themselves as a walk's do", "[watch]") {
+  TempDir t("dir-entry");
+  const std::string d = t / "proj";
+  fs::create_directories(d + "/sub");
+  std::ofstream(d + "/a.jsonl") << "{}\n";
+  std::vector<std::pair<std::string, std::string>> walked;  // path, name
+  for (const auto& e : fs::directory_iterator(d)) {
+    const DirEntry entry(e);
+    walked.emplace_back(entry.path_view(), entry.name());
+    CHECK(entry.path().string() == entry.path_view());
+    CHECK(entry.path().filename().string() == entry.name());
+  }
+  std::sort(walked.begin(), walked.end());
+  REQUIRE(walked.size() == 2);
+  for (const auto& [path, name] : walked) {
+    const DirEntry known(path, name == "sub" ? PathStat::Type::Dir : PathStat::Type::File);
+    CHECK(known.path_view() == path);
+    CHECK(known.name() == name);
+    CHECK(known.path().string() == path);  // made when asked, from the view
+    std::error_code ec;
+    CHECK(known.is_directory(ec) == (name == "sub"));
+  }
 }

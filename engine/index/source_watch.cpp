@@ -34,13 +34,21 @@ constexpr size_t kBlockEntries = 128;
 constexpr int64_t kTrustAfterNs = 2'000'000'000;  // a directory's mtime settles after this
 constexpr uint64_t kTypeMask = 3, kTranscript = 4, kSessionIsStem = 8, kSameAgent = 16, kSameProject = 32, kListed = 64;
 
+// A path to record: views of the run's observations and files (tens of thousands: no copies).
 struct Entry {
-  PathStat stat;
+  std::string_view path;
+  PathStat::Type type = PathStat::Type::Missing;
+  uint64_t dev = 0, ino = 0, size = 0;
+  int64_t mtime_ns = 0;
+  bool listed = false;
   const SourceFile* file = nullptr;  // a transcript
+  bool same_stat(const Entry& o) const {
+    return path == o.path && type == o.type && dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns;
+  }
 };
 
 bool path_before(const Entry& a, const Entry& b) {
-  if (a.stat.path != b.stat.path) return a.stat.path < b.stat.path;
+  if (a.path != b.path) return a.path < b.path;
   return (a.file != nullptr) < (b.file != nullptr);
 }
 
@@ -339,23 +347,36 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
   std::vector<Entry> entries;
   entries.reserve(observed.size() + files.size());
   if (has_recent_directory(observed, now_ns)) return {};
-  for (const auto& o : observed) entries.push_back({o, nullptr});
-  for (const auto& f : files)
-    entries.push_back({PathStat{f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns}, &f});
-  std::sort(entries.begin(), entries.end(), path_before);
+  for (const auto& f : files) entries.push_back({f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns, false, &f});
+  // The files come sorted but for the session indexes at their end: sorted whole only when not, the
+  // observations (a few per directory) apart, then merged in.
+  if (!std::is_sorted(entries.begin(), entries.end(), path_before)) std::sort(entries.begin(), entries.end(), path_before);
+  const size_t files_end = entries.size();
+  for (const auto& o : observed) entries.push_back({o.path, o.type, o.dev, o.ino, o.size, o.mtime_ns, o.listed, nullptr});
+  std::sort(entries.begin() + static_cast<std::ptrdiff_t>(files_end), entries.end(), path_before);
+  std::inplace_merge(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(files_end), entries.end(), path_before);
   // A root is observed twice (opened, then listed): one entry, listed, unless it changed in between.
   size_t kept = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
-    if (kept > 0 && !entries[i].file && !entries[kept - 1].file && entries[kept - 1].stat.same_as(entries[i].stat)) {
-      entries[kept - 1].stat.listed = entries[kept - 1].stat.listed || entries[i].stat.listed;
+    if (kept > 0 && !entries[i].file && !entries[kept - 1].file && entries[kept - 1].same_stat(entries[i])) {
+      entries[kept - 1].listed = entries[kept - 1].listed || entries[i].listed;
       continue;
     }
-    if (kept != i) entries[kept] = std::move(entries[i]);
+    if (kept != i) entries[kept] = entries[i];
     ++kept;
   }
   entries.resize(kept);
 
+  // The header is put in front of the body once it is written: room for it is kept, so the record is
+  // built in one buffer (a few MB at tens of thousands of files, each fresh page a fault).
+  const size_t blocks = (entries.size() + kBlockEntries - 1) / kBlockEntries;
+  const size_t header_room = kMagic.size() + 64 + 4 * blocks + [&] {
+    size_t n = 0;
+    for (const auto& r : roots) n += r.agent.size() + r.dir.size() + 20;
+    return n;
+  }();
   Encoder body;
+  body.bytes().reserve(header_room + entries.size() * 72);
   std::vector<uint32_t> starts;
   std::string_view prev_path, prev_agent, prev_project;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -365,13 +386,13 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
       prev_path = prev_agent = prev_project = {};
     }
     const Entry& en = entries[i];
-    const std::string& path = en.stat.path;
+    const std::string_view path = en.path;
     const size_t shared = shared_prefix(prev_path, path);
     body.u64(shared);
-    body.str(std::string_view(path).substr(shared));
+    body.str(path.substr(shared));
     prev_path = path;
-    uint64_t flags = static_cast<uint64_t>(en.stat.type);
-    if (!en.file && en.stat.listed) flags |= kListed;
+    uint64_t flags = static_cast<uint64_t>(en.type);
+    if (!en.file && en.listed) flags |= kListed;
     if (en.file) {
       flags |= kTranscript;
       if (en.file->session_id == stem_of(path)) flags |= kSessionIsStem;
@@ -379,10 +400,10 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
       if (!prev_project.empty() && en.file->project == prev_project) flags |= kSameProject;
     }
     body.u64(flags);
-    body.u64(en.stat.dev);
-    body.u64(en.stat.ino);
-    put_fixed64(body.bytes(), en.stat.size);
-    put_fixed64(body.bytes(), static_cast<uint64_t>(en.stat.mtime_ns));
+    body.u64(en.dev);
+    body.u64(en.ino);
+    put_fixed64(body.bytes(), en.size);
+    put_fixed64(body.bytes(), static_cast<uint64_t>(en.mtime_ns));
     if (!en.file) continue;
     const SourceFile& f = *en.file;
     body.u64(static_cast<uint64_t>(f.kind));
@@ -402,8 +423,8 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
   e.u64(starts.size());
   e.u64(body.bytes().size());
   for (uint32_t s : starts) put_fixed32(e.bytes(), s);
-  e.bytes().append(body.bytes());
-  return e.take();
+  body.bytes().insert(0, e.bytes());  // (in place when the room above was enough)
+  return body.take();
 }
 
 namespace {
