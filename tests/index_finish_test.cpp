@@ -2,6 +2,7 @@
 // (engine/index/shard_compaction.h): one layout named at the end, nothing compacted away left
 // behind, the same index as a run without a repack, and kill -9 anywhere in it recovers.
 #include "tests/index_fixture.h"
+#include "tests/sweep.h"
 
 #include "engine/index/index_parts.h"
 
@@ -123,7 +124,7 @@ TEST_CASE("index: kill -9 while the shards compact beside the repack, then one m
   const auto compacting = [](const std::string& idx) { return fs::exists(idx + "/part-1"); };
   const auto repacking = [](const std::string& idx) { return fs::exists(idx + "/records-1/data.mdb"); };
   const auto switched = [](const std::string& idx) { return fs::exists(idx + "/records.current"); };
-  for (int us : {0, 2000}) {
+  for (int us : sweep({0, 2000}, {0})) {
     trial("compacting" + std::to_string(us), compacting, us);
     trial("repacking" + std::to_string(us), repacking, us);
     trial("switched" + std::to_string(us), switched, us);
@@ -199,7 +200,7 @@ TEST_CASE("index --full: kill -9 while the new generation is repacked leaves the
   // The rebuild's env appears (records-2), then its copy (records-3).
   const auto rebuilding = [](const std::string& idx) { return fs::exists(idx + "/records-2/data.mdb"); };
   const auto repacking = [](const std::string& idx) { return fs::exists(idx + "/records-3/data.mdb"); };
-  for (int us : {0, 3000}) {
+  for (int us : sweep({0, 3000}, {0})) {
     trial("rebuilding" + std::to_string(us), rebuilding, us);
     trial("repacking" + std::to_string(us), repacking, us);
   }
