@@ -30,6 +30,7 @@ constexpr std::string_view kMagic = "osw3";
 // kListed): a relisting lists each of them again, the rest holds.
 constexpr std::string_view kMagicUnlisted = "osw2";
 static_assert(kMagic.size() == kMagicUnlisted.size());
+bool has_magic(std::string_view record) { return record.starts_with(kMagic) || record.starts_with(kMagicUnlisted); }
 constexpr size_t kBlockEntries = 128;
 constexpr int64_t kTrustAfterNs = 2'000'000'000;  // a directory's mtime settles after this
 constexpr uint64_t kTypeMask = 3, kTranscript = 4, kSessionIsStem = 8, kSameAgent = 16, kSameProject = 32, kListed = 64;
@@ -41,10 +42,8 @@ struct Entry {
   uint64_t dev = 0, ino = 0, size = 0;
   int64_t mtime_ns = 0;
   bool listed = false;
-  const SourceFile* file = nullptr;  // a transcript
-  bool same_stat(const Entry& o) const {
-    return path == o.path && type == o.type && dev == o.dev && ino == o.ino && size == o.size && mtime_ns == o.mtime_ns;
-  }
+  const SourceFile* file = nullptr;      // a transcript
+  const PathStat* observed = nullptr;    // else an observation
 };
 
 bool path_before(const Entry& a, const Entry& b) {
@@ -232,14 +231,14 @@ std::optional<Layout> read_layout(std::string_view record, size_t at) {
 std::optional<Layout> layout_for(std::string_view record, const std::vector<SourceRoot>& roots) {
   Encoder head;
   encode_roots(head, roots);
-  if (!record.starts_with(kMagic) && !record.starts_with(kMagicUnlisted)) return std::nullopt;
+  if (!has_magic(record)) return std::nullopt;
   if (record.substr(kMagic.size(), head.bytes().size()) != head.bytes()) return std::nullopt;
   return read_layout(record, kMagic.size() + head.bytes().size());
 }
 
 // Decodes every entry of a record of any roots, handing each to `visit`. False: it does not decode whole.
 bool visit_entries(std::string_view record, const EntryVisitor& visit) {
-  if (!record.starts_with(kMagic) && !record.starts_with(kMagicUnlisted)) return false;
+  if (!has_magic(record)) return false;
   Decoder r(record, kMagic.size());
   const uint64_t roots = r.u64();
   for (uint64_t i = 0; i < roots && r.ok(); ++i) {
@@ -347,18 +346,20 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
   std::vector<Entry> entries;
   entries.reserve(observed.size() + files.size());
   if (has_recent_directory(observed, now_ns)) return {};
-  for (const auto& f : files) entries.push_back({f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns, false, &f});
+  for (const auto& f : files)
+    entries.push_back({f.path, PathStat::Type::File, f.dev, f.ino, f.size, f.mtime_ns, false, &f, nullptr});
   // The files come sorted but for the session indexes at their end: sorted whole only when not, the
   // observations (a few per directory) apart, then merged in.
   if (!std::is_sorted(entries.begin(), entries.end(), path_before)) std::sort(entries.begin(), entries.end(), path_before);
   const size_t files_end = entries.size();
-  for (const auto& o : observed) entries.push_back({o.path, o.type, o.dev, o.ino, o.size, o.mtime_ns, o.listed, nullptr});
+  for (const auto& o : observed) entries.push_back({o.path, o.type, o.dev, o.ino, o.size, o.mtime_ns, o.listed, nullptr, &o});
   std::sort(entries.begin() + static_cast<std::ptrdiff_t>(files_end), entries.end(), path_before);
   std::inplace_merge(entries.begin(), entries.begin() + static_cast<std::ptrdiff_t>(files_end), entries.end(), path_before);
   // A root is observed twice (opened, then listed): one entry, listed, unless it changed in between.
   size_t kept = 0;
   for (size_t i = 0; i < entries.size(); ++i) {
-    if (kept > 0 && !entries[i].file && !entries[kept - 1].file && entries[kept - 1].same_stat(entries[i])) {
+    if (kept > 0 && entries[i].observed && entries[kept - 1].observed &&
+        entries[kept - 1].observed->same_as(*entries[i].observed)) {
       entries[kept - 1].listed = entries[kept - 1].listed || entries[i].listed;
       continue;
     }
@@ -369,12 +370,11 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
 
   // The header is put in front of the body once it is written: room for it is kept, so the record is
   // built in one buffer (a few MB at tens of thousands of files, each fresh page a fault).
+  Encoder e;
+  e.bytes().append(kMagic);
+  encode_roots(e, roots);
   const size_t blocks = (entries.size() + kBlockEntries - 1) / kBlockEntries;
-  const size_t header_room = kMagic.size() + 64 + 4 * blocks + [&] {
-    size_t n = 0;
-    for (const auto& r : roots) n += r.agent.size() + r.dir.size() + 20;
-    return n;
-  }();
+  const size_t header_room = e.bytes().size() + 3 * 10 + 4 * blocks;  // (three varints, the blocks' starts)
   Encoder body;
   body.bytes().reserve(header_room + entries.size() * 72);
   std::vector<uint32_t> starts;
@@ -416,9 +416,6 @@ std::string encode_source_watch(const std::vector<SourceRoot>& roots, const std:
     prev_agent = f.agent;
     prev_project = f.project;
   }
-  Encoder e;
-  e.bytes().append(kMagic);
-  encode_roots(e, roots);
   e.u64(entries.size());
   e.u64(starts.size());
   e.u64(body.bytes().size());
