@@ -23,7 +23,8 @@ DiscoveryResult discover_root(const SourceRoot& root, const KnownTree* known) {
 }
 
 // What a run keeps of a discovery: every root's files and observations, as its record holds them.
-std::string record_of(const std::vector<SourceRoot>& roots, const KnownTree* known = nullptr) {
+// `mark_listed` false: as the build before recorded them, every directory only probed (osw2).
+std::string record_of(const std::vector<SourceRoot>& roots, const KnownTree* known = nullptr, bool mark_listed = true) {
   std::vector<PathStat> observed;
   std::vector<SourceFile> files;
   for (const auto& root : roots) {
@@ -34,6 +35,8 @@ std::string record_of(const std::vector<SourceRoot>& roots, const KnownTree* kno
     files.insert(files.end(), d.files.begin(), d.files.end());
   }
   drop_covered_missing(observed);
+  if (!mark_listed)
+    for (auto& o : observed) o.listed = false;
   std::sort(files.begin(), files.end(), [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
   return encode_source_watch(roots, observed, files, wall_clock_ns());
 }
@@ -144,7 +147,7 @@ TEST_CASE("known tree: an unchanged directory is not listed again, a changed one
 TEST_CASE("known tree: a record of the build before (no directory marked listed) still serves", "[watch]") {
   Tree t;
   const std::vector<SourceRoot> roots{{"claude", t.claude}, {"codex", t.codex}};
-  std::string record = record_of(roots);
+  std::string record = record_of(roots, nullptr, false);
   REQUIRE(record.starts_with("osw3"));
   // An index the build before refreshed holds an osw2 record (the same entries, no listed flag): it
   // still decodes and serves, and the next run keeps an osw3 one.
@@ -154,12 +157,23 @@ TEST_CASE("known tree: a record of the build before (no directory marked listed)
   const std::string created = t.codex + "/sessions/2026/11/03/rollout-2026-11-03T11-00-00-01a0b1c2-0000-7000-8000-00000000d0e2.jsonl";
   write_file(created, "{}\n");
   t.clock.settle(t.codex + "/sessions/2026/11/03");
+  // A file slipped into an unchanged directory behind its mtime's back: with no directory marked
+  // listed, none of their entries is taken from the record, so the relisting reads it.
+  const std::string kept = t.claude + "/D--oh-my-posh";
+  struct stat before {};
+  REQUIRE(::stat(kept.c_str(), &before) == 0);
+  const std::string hidden = kept + "/aaaaaaaa-0000-4000-8000-00000000e004.jsonl";
+  write_file(hidden, "{}\n");
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  REQUIRE(::utimensat(AT_FDCWD, kept.c_str(), times, 0) == 0);
   const WatchCheck c = check_source_watch(record, roots);
   REQUIRE(c.entries_moved());
   const DiscoveryResult known = discover_codex(t.codex, c.known_tree.get());
   const DiscoveryResult walked = discover_codex(t.codex);
   REQUIRE(known.files.size() == walked.files.size());
   for (size_t i = 0; i < known.files.size(); ++i) CHECK(known.files[i].path == walked.files[i].path);
+  const DiscoveryResult claude = discover_claude(t.claude, c.known_tree.get());
+  CHECK(std::any_of(claude.files.begin(), claude.files.end(), [&](const SourceFile& f) { return f.path == hidden; }));
 }
 
 TEST_CASE("known tree: random creations across every layout, each refresh equal to a clean build", "[watch]") {
