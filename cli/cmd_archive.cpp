@@ -3,23 +3,18 @@
 
 #include <CLI/CLI.hpp>
 
-#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "cli/json_writer.h"
+#include "cli/printers.h"
 #include "cli/terminal_text.h"
-#include "engine/index/archive_ops.h"
+#include "engine/query/archive_ops.h"
 #include "ingest/timeutil.h"
 
 namespace osearch {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void add_selection(CLI::App* cmd, FilterArgs& f) {
   cmd->add_option("--project", f.project, "case-insensitive substring of the project slug or path");
@@ -30,14 +25,7 @@ void add_selection(CLI::App* cmd, FilterArgs& f) {
   cmd->add_option("--cwd", f.cwd, "working directory prefix");
 }
 
-SessionSelection selection_of(const FilterArgs& typed) { return {parse_filters(typed, now_ms(), 20)}; }
-
-void time_or_null(JsonWriter& w, int64_t ms) {
-  if (ms > 0)
-    w.value(format_iso8601_ms(ms));
-  else
-    w.null();
-}
+SessionSelection selection_of(const FilterArgs& typed) { return {parse_filters(typed, current_time_ms(), 20)}; }
 
 void write_sessions(JsonWriter& w, const std::vector<ArchivedSessionInfo>& sessions) {
   w.key("sessions");

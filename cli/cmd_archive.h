@@ -1,4 +1,4 @@
-// `prune`, `export --sessions`, `import FILE`: the archive's commands (engine/index/archive_ops.h).
+// `prune`, `export --sessions`, `import FILE`: the archive's commands (engine/query/archive_ops.h).
 // main.cpp registers them with add_archive_commands and dispatches with run_archive_command.
 #pragma once
 

@@ -15,13 +15,8 @@
 namespace osearch {
 namespace {
 
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
 Filters filters_of(const SearchArgs& a, size_t default_limit) {
-  Filters f = parse_filters(a.filters, now_ms(), default_limit);
+  Filters f = parse_filters(a.filters, current_time_ms(), default_limit);
   if (!a.numbers.limit.empty()) f.limit = parse_count("--limit", a.numbers.limit, 1, 100000);
   if (!a.numbers.offset.empty()) f.offset = parse_count("--offset", a.numbers.offset, 0, 1000000000);
   return f;
@@ -30,10 +25,6 @@ Filters filters_of(const SearchArgs& a, size_t default_limit) {
 std::string process_cwd() {
   char buf[PATH_MAX];
   return ::getcwd(buf, sizeof buf) ? std::string(buf) : std::string();
-}
-
-void time_or_null(JsonWriter& w, int64_t ms) {
-  if (ms > 0) w.value(format_iso8601_ms(ms)); else w.null();
 }
 
 void write_session_fields(JsonWriter& w, const SessionRec& s) {

@@ -5,7 +5,6 @@
 
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -23,10 +22,6 @@
 
 namespace osearch {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 std::string current_dir() {
   std::error_code ec;
@@ -62,7 +57,7 @@ int print_one(const Context& ctx, const char* action, const memory::Record& r, c
 
 int run_remember(const Context& ctx, const MemoryArgs& a) {
   RememberInput in{a.path, a.summary, a.session, a.start, a.end, a.project, a.anchors, current_dir()};
-  return print_one(ctx, "memory_remember", remember_memory(ctx.index_dir, in, now_ms()));
+  return print_one(ctx, "memory_remember", remember_memory(ctx.index_dir, in, current_time_ms()));
 }
 
 int run_list(const Context& ctx, const MemoryArgs& a) {
@@ -74,7 +69,7 @@ int run_list(const Context& ctx, const MemoryArgs& a) {
   FilterArgs times;
   times.since = a.since;
   times.until = a.until;
-  Filters f = parse_filters(times, now_ms(), 50);
+  Filters f = parse_filters(times, current_time_ms(), 50);
   o.since_ms = f.since_ms;
   o.until_ms = f.until_ms;
   if (!a.limit.empty()) o.limit = parse_count("--limit", a.limit, 1, 100000);
@@ -202,7 +197,7 @@ int run_import(const Context& ctx, const MemoryArgs& a) {
       throw UsageError(e.kind, a.file + ":" + std::to_string(line_no) + ": " + e.what());
     }
   }
-  const ImportReport rep = import_memories(ctx.index_dir, items, now_ms());
+  const ImportReport rep = import_memories(ctx.index_dir, items, current_time_ms());
   if (ctx.format == Format::Text) {
     std::printf("%llu added, %llu unchanged, %llu conflicting\n", (unsigned long long)rep.added,
                 (unsigned long long)rep.unchanged, (unsigned long long)rep.conflicting);
@@ -261,13 +256,13 @@ void add_memory_commands(CLI::App& app, MemoryArgs& a) {
 int cmd_memory_remember(const Context& ctx, const MemoryArgs& a) { return run_remember(ctx, a); }
 int cmd_memory_list(const Context& ctx, const MemoryArgs& a) { return run_list(ctx, a); }
 int cmd_memory_forget(const Context& ctx, const MemoryArgs& a) {
-  MemoryChange c = forget_memory(ctx.index_dir, a.id, a.reason, now_ms());
+  MemoryChange c = forget_memory(ctx.index_dir, a.id, a.reason, current_time_ms());
   return print_one(ctx, "memory_forget", c.record, "already_deleted", !c.changed);
 }
 
 int cmd_memory_show(const Context& ctx, const MemoryArgs& a) { return run_show(ctx, a); }
 int cmd_memory_restore(const Context& ctx, const MemoryArgs& a) {
-  MemoryChange c = restore_memory(ctx.index_dir, a.id, now_ms());
+  MemoryChange c = restore_memory(ctx.index_dir, a.id, current_time_ms());
   return print_one(ctx, "memory_restore", c.record, "already_active", !c.changed);
 }
 

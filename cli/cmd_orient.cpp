@@ -9,17 +9,13 @@
 
 #include "cli/commands.h"
 #include "cli/verbatim_args.h"
+#include "ingest/timeutil.h"
 
 namespace osearch {
 namespace {
 
 constexpr size_t kMaxLimit = 100000;
 constexpr size_t kMaxOffset = 1000000000;
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 void add_scope_filters(CLI::App* cmd, OrientArgs& a) {
   FilterArgs& f = a.filters;
@@ -37,7 +33,7 @@ Filters scope_filters(const OrientArgs& a) {
   FilterArgs typed = a.filters;
   if (!a.limit.empty()) typed.limit = parse_count("--limit", a.limit, 1, kMaxLimit);
   if (!a.offset.empty()) typed.offset = parse_count("--offset", a.offset, 0, kMaxOffset);
-  return parse_filters(typed, now_ms(), 20);
+  return parse_filters(typed, current_time_ms(), 20);
 }
 
 // Refreshes, opens the index, runs `answer(reader, envelope, stop)`: `answer` computes, calls

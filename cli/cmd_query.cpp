@@ -5,14 +5,10 @@
 #include "cli/printers.h"
 #include "cli/verbatim_args.h"
 #include "engine/query/search.h"
+#include "ingest/timeutil.h"
 
 namespace osearch {
 namespace {
-
-int64_t now_ms() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 std::string join(const std::vector<std::string>& words) {
   std::string q;
@@ -37,7 +33,7 @@ SearchArgs with_numbers(const SearchArgs& typed) {
 template <typename Run>
 int run_query(const Context& ctx, const SearchArgs& args, size_t default_limit, Run&& run) {
   const auto t0 = std::chrono::steady_clock::now();
-  Filters filters = parse_filters(args.filters, now_ms(), default_limit);  // bad input fails before any work
+  Filters filters = parse_filters(args.filters, current_time_ms(), default_limit);  // bad input fails before any work
   QueryIndex index(ctx);
   QueryResult r = index.run([&](IndexReader& reader) { return run(reader, filters); });
   r.counts = index.reader().counts();

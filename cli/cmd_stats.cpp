@@ -5,6 +5,7 @@
 #include "cli/print_stats.h"
 #include "cli/verbatim_args.h"
 #include "engine/query/stats.h"
+#include "ingest/timeutil.h"
 
 namespace osearch {
 
@@ -20,9 +21,7 @@ int cmd_stats(const Context& ctx, const StatsArgs& args) {
   if (!args.search.numbers.limit.empty()) fa.limit = parse_count("--limit", args.search.numbers.limit, 1, 100000);
   if (!args.search.numbers.offset.empty())
     fa.offset = parse_count("--offset", args.search.numbers.offset, 0, 1000000000);
-  const int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch()).count();
-  const Filters filters = parse_filters(fa, now, kDefaultLimit);
+  const Filters filters = parse_filters(fa, current_time_ms(), kDefaultLimit);
   QueryIndex index(ctx);
   StatsResult r = index.run([&](IndexReader& reader) { return run_stats(reader, filters, o); });
   r.counts = index.reader().counts();

@@ -7,13 +7,6 @@
 namespace osearch {
 namespace {
 
-void time_or_null(JsonWriter& w, int64_t ms) {
-  if (ms > 0)
-    w.value(format_iso8601_ms(ms));
-  else
-    w.null();
-}
-
 void write_hit(JsonWriter& w, const QueryResult& r, const Hit& h) {
   if (h.memory) return write_memory_hit(w, h);
   const SessionRec& s = h.session;

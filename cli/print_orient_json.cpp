@@ -14,9 +14,6 @@ namespace {
 
 constexpr size_t kOverviewTitleChars = 100;  // overview is pasted into a context window: titles cut
 
-void time_or_null(JsonWriter& w, int64_t ms) {
-  if (ms > 0) w.value(format_iso8601_ms(ms)); else w.null();
-}
 void str_or_null(JsonWriter& w, const std::string& s) {
   if (s.empty()) w.null(); else w.value(s);
 }

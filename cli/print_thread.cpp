@@ -15,13 +15,6 @@
 namespace osearch {
 namespace {
 
-void time_or_null(JsonWriter& w, int64_t ms) {
-  if (ms > 0)
-    w.value(format_iso8601_ms(ms));
-  else
-    w.null();
-}
-
 void string_or_null(JsonWriter& w, const std::string& s) {
   if (s.empty())
     w.null();

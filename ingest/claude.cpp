@@ -15,7 +15,6 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-constexpr size_t kMaxInputLeafBytes = 256;
 
 std::string tool_file_path(std::string_view name, element input) {
   std::string_view p = str_field(input, "file_path");

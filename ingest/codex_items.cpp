@@ -16,7 +16,6 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-constexpr size_t kMaxInputLeafBytes = 256;
 // A nested-JSON parse bigger than this gives its memory back afterwards, so one huge tool output
 // does not keep a parse-ahead thread's parser large.
 constexpr size_t kKeepParserBytes = 1u << 20;

@@ -25,6 +25,8 @@ void write_json_string(std::string& out, std::string_view s);
 // JSON text of `e` with every string leaf cut to `max_leaf` bytes (on a UTF-8 boundary), marked
 // "…[truncated]": the full strings are in the message text already, so the record stays small.
 void write_truncated_json(simdjson::dom::element e, std::string& out, size_t max_leaf, int depth = 0);
+// What every adapter cuts a tool call's input leaves to in its record (ToolCall::input_json).
+inline constexpr size_t kMaxInputLeafBytes = 256;
 // A string, or the `text` of each block (of type `block_type` when given; images have none).
 void collect_block_texts(simdjson::dom::element content, std::string& out, std::string_view block_type = {});
 // A tool result's content: a string, or its `text` blocks (images dropped).

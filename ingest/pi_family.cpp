@@ -20,7 +20,6 @@ using simdjson::dom::array;
 using simdjson::dom::element;
 using simdjson::dom::object;
 
-constexpr size_t kMaxInputLeafBytes = 256;
 constexpr int kMaxDepth = 16;
 
 std::string_view trim(std::string_view s) {

@@ -1,6 +1,7 @@
 #include "ingest/timeutil.h"
 
 #include <charconv>
+#include <chrono>
 #include <ctime>
 #include <limits>
 
@@ -238,6 +239,11 @@ long local_utc_offset_seconds(int64_t at_ms) {
     tzset();  // glibc's localtime_r may skip re-reading TZ otherwise
     if (localtime_r(&t, &tm) == nullptr) return 0;
     return tm.tm_gmtoff;
+}
+
+int64_t current_time_ms() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace osearch

@@ -18,6 +18,8 @@ std::optional<int64_t> parse_iso8601_ms(std::string_view s);
 // "2026-01-21T01:09:01.581Z": always 3 fraction digits and Z. Years outside
 // 0000..9999 get an explicit sign (ISO 8601 expanded form).
 std::string format_iso8601_ms(int64_t ms);
+// The wall clock now, in ms since the epoch.
+int64_t current_time_ms();
 
 struct TimeArgError {
     std::string message;

@@ -7,7 +7,7 @@
 
 #include <sstream>
 
-#include "engine/index/archive_ops.h"
+#include "engine/query/archive_ops.h"
 #include "engine/query/check.h"
 #include "engine/query/search.h"
 #include "engine/store/codec.h"

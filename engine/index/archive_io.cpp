@@ -16,13 +16,6 @@
 namespace osearch {
 namespace {
 
-template <typename Fn>
-void for_prefix(const LmdbTxn& txn, std::optional<MDB_dbi> dbi, const std::string& pfx, Fn&& fn) {
-  if (!dbi) return;
-  LmdbCursor cur(txn, *dbi);
-  for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next()) fn(cur.key(), cur.value());
-}
-
 // Schema 13 stored a tool call's path as the tool wrote it; 14 stores it absolute against the
 // cwd of its message and adds the files an apply_patch text names (ingest/tool_paths.h).
 void migrate_tool_call_13(ToolCallRec& tc, std::string_view cwd) {
@@ -149,7 +142,7 @@ std::optional<ArchivedSession> read_session(const LmdbTxn& r, const ArchiveTable
   s.rec_bytes = std::string(*v);
   const std::string pfx = sid + '\0';
   bool ok = true;
-  for_prefix(r, t.messages, pfx, [&](std::string_view key, std::string_view value) {
+  for_each_prefixed(r, t.messages, pfx, [&](std::string_view key, std::string_view value) {
     auto m = MessageRec::decode(key, value);
     TextEntry e;
     if (!m || !text.entry_at(m->text_offset, e) || e.key != m->key || e.text.size() != m->text_len) {
@@ -162,19 +155,19 @@ std::optional<ArchivedSession> read_session(const LmdbTxn& r, const ArchiveTable
   auto keep = [](std::vector<KeyValue>& out) {
     return [&out](std::string_view k, std::string_view val) { out.push_back({std::string(k), std::string(val)}); };
   };
-  for_prefix(r, t.tool_calls, pfx, keep(s.tool_calls));
-  for_prefix(r, t.tool_results, pfx, keep(s.tool_results));
-  for_prefix(r, t.usage_seen, pfx, keep(s.usage_seen));
-  for_prefix(r, t.subagents, pfx, keep(s.subagents));
-  for_prefix(r, t.session_files, pfx, keep(s.session_files));
-  for_prefix(r, t.workflows, pfx, keep(s.workflows));
+  for_each_prefixed(r, t.tool_calls, pfx, keep(s.tool_calls));
+  for_each_prefixed(r, t.tool_results, pfx, keep(s.tool_results));
+  for_each_prefixed(r, t.usage_seen, pfx, keep(s.usage_seen));
+  for_each_prefixed(r, t.subagents, pfx, keep(s.subagents));
+  for_each_prefixed(r, t.session_files, pfx, keep(s.session_files));
+  for_each_prefixed(r, t.workflows, pfx, keep(s.workflows));
   for (auto& sf : s.session_files) {
     const std::string path = sf.value.empty() ? sf.key.substr(pfx.size()) : sf.value;
     if (t.files && !steps.legacy_files)
       if (auto fv = r.get(*t.files, file_key(path))) s.files.push_back({file_key(path), std::string(*fv)});
   }
   for (const auto& wf : s.workflows)
-    for_prefix(r, t.workflow_agents, wf.key.substr(pfx.size()) + '\0', keep(s.workflow_agents));
+    for_each_prefixed(r, t.workflow_agents, wf.key.substr(pfx.size()) + '\0', keep(s.workflow_agents));
   if (!apply_steps(s, steps)) return std::nullopt;
   return s;
 }
@@ -215,7 +208,7 @@ void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSessi
 bool sources_gone(const LmdbTxn& r, const Dbis& db, const std::string& sid) {
   bool present = false;
   const std::string pfx = sid + '\0';
-  for_prefix(r, db.session_files, pfx, [&](std::string_view key, std::string_view value) {
+  for_each_prefixed(r, db.session_files, pfx, [&](std::string_view key, std::string_view value) {
     std::error_code ec;
     const std::string path(value.empty() ? key.substr(pfx.size()) : value);
     if (!present && std::filesystem::exists(path, ec)) present = true;

@@ -1,5 +1,5 @@
 // Dropping sessions from the live index: the one path for a session whose file is re-read whole
-// (engine/index/indexer.cpp) and for `osearch prune` (engine/index/archive_ops.h).
+// (engine/index/indexer.cpp) and for `osearch prune` (engine/query/archive_ops.h).
 #pragma once
 
 #include <functional>

@@ -51,13 +51,6 @@ struct OldDbs {
   }
 };
 
-template <typename Fn>
-void for_prefix(const LmdbTxn& txn, std::optional<MDB_dbi> dbi, const std::string& pfx, Fn&& fn) {
-  if (!dbi) return;
-  LmdbCursor cur(txn, *dbi);
-  for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next()) fn(cur.key(), cur.value());
-}
-
 class ChildSalvage {
  public:
   ChildSalvage(const SalvageTarget& t, int report_fd) : t_(t), fd_(report_fd) {}
@@ -100,7 +93,7 @@ class ChildSalvage {
     for (bool ok = cur.first(); ok; ok = cur.next()) {
       const std::string sid(cur.key());
       bool any_present = false;
-      for_prefix(r, files, sid + '\0', [&](std::string_view key, std::string_view value) {
+      for_each_prefixed(r, files, sid + '\0', [&](std::string_view key, std::string_view value) {
         std::error_code ec;
         // The value holds the full path (the key a bounded form); schema 10 kept it in the key only.
         const std::string path(value.empty() ? key.substr(sid.size() + 1) : value);

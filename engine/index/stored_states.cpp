@@ -16,7 +16,7 @@ FileStateView checked(std::string_view bytes) {
   return *v;
 }
 
-bool path_before(const FileStateView& a, const FileStateView& b) { return a.path < b.path; }
+bool state_path_before(const FileStateView& a, const FileStateView& b) { return a.path < b.path; }
 
 }  // namespace
 
@@ -31,7 +31,7 @@ StoredStates::StoredStates(const Store& store, const std::vector<std::string>* p
     for (bool ok = cur.first(); ok; ok = cur.next()) views_.push_back(checked(cur.value()));
   }
   // Keys are bounded paths (file_key): in path order but for the few past the bound.
-  if (!std::is_sorted(views_.begin(), views_.end(), path_before)) std::sort(views_.begin(), views_.end(), path_before);
+  if (!std::is_sorted(views_.begin(), views_.end(), state_path_before)) std::sort(views_.begin(), views_.end(), state_path_before);
 }
 
 const FileStateView* StoredStates::find(std::string_view path) const {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace osearch {
 
@@ -122,5 +123,17 @@ class LmdbCursor {
   MDB_cursor* cur_ = nullptr;
   MDB_val k_{}, v_{};
 };
+
+// Calls fn(key, value) for each entry whose key starts with `prefix`, in key order.
+template <typename Fn>
+void for_each_prefixed(const LmdbTxn& txn, MDB_dbi dbi, std::string_view prefix, Fn&& fn) {
+  LmdbCursor cur(txn, dbi);
+  for (bool ok = cur.seek(prefix); ok && cur.key().starts_with(prefix); ok = cur.next()) fn(cur.key(), cur.value());
+}
+// The same over a database an older index may lack (nullopt: nothing to visit).
+template <typename Fn>
+void for_each_prefixed(const LmdbTxn& txn, std::optional<MDB_dbi> dbi, std::string_view prefix, Fn&& fn) {
+  if (dbi) for_each_prefixed(txn, *dbi, prefix, std::forward<Fn>(fn));
+}
 
 }  // namespace osearch

@@ -9,22 +9,6 @@
 namespace osearch {
 namespace {
 
-void put_usage(Encoder& e, const TokenUsage& u) {
-  e.i64(u.input);
-  e.i64(u.output);
-  e.i64(u.cache_creation);
-  e.i64(u.cache_read);
-}
-
-TokenUsage get_usage(Decoder& d) {
-  TokenUsage u;
-  u.input = d.i64();
-  u.output = d.i64();
-  u.cache_creation = d.i64();
-  u.cache_read = d.i64();
-  return u;
-}
-
 std::string_view first_line_trimmed(std::string_view s, size_t max_bytes) {
   size_t b = s.find_first_not_of(" \t\r\n");
   if (b == std::string_view::npos) return {};
@@ -41,6 +25,22 @@ std::string_view first_line_trimmed(std::string_view s, size_t max_bytes) {
 }
 
 }  // namespace
+
+void encode_usage(Encoder& e, const TokenUsage& u) {
+  e.i64(u.input);
+  e.i64(u.output);
+  e.i64(u.cache_creation);
+  e.i64(u.cache_read);
+}
+
+TokenUsage decode_usage(Decoder& d) {
+  TokenUsage u;
+  u.input = d.i64();
+  u.output = d.i64();
+  u.cache_creation = d.i64();
+  u.cache_read = d.i64();
+  return u;
+}
 
 std::string_view TitleFields::title() const {
   for (const std::string_view t : {custom, ai, summary, last_prompt, first_prompt})
@@ -101,7 +101,7 @@ std::string SessionRec::encode() const {
   e.b(source_deleted);
   e.u64(models.size());
   for (const auto& m : models) e.str(m);
-  put_usage(e, tokens);
+  encode_usage(e, tokens);
   e.str(full_id);
   e.u64(earlier_titles.size());
   for (const auto& t : earlier_titles) e.str(t);
@@ -125,7 +125,7 @@ std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
   r.source_deleted = d.b();
   uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) r.models.emplace_back(d.str());
-  r.tokens = get_usage(d);
+  r.tokens = decode_usage(d);
   if (version >= 2) r.full_id = std::string(d.str());
   if (version >= 3) {
     const uint64_t titles = d.u64();
@@ -163,7 +163,7 @@ bool SessionFacets::decode(std::string_view bytes) {
   models.clear();
   const uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) models.push_back(d.str());
-  get_usage(d);
+  decode_usage(d);
   full_id = version >= 2 ? d.str() : std::string_view();
   titles.earlier.clear();
   if (version >= 3) {
@@ -185,7 +185,7 @@ std::string MessageRec::encode() const {
   e.u64(static_cast<uint64_t>(content_type));
   e.b(is_meta);
   e.b(is_sidechain);
-  put_usage(e, usage);
+  encode_usage(e, usage);
   e.i64(turn_duration_ms);
   e.u64(text_offset);
   e.u64(text_len);
@@ -210,7 +210,7 @@ std::optional<MessageRec> MessageRec::decode(std::string_view key, std::string_v
   r.content_type = ct <= static_cast<uint64_t>(ContentType::Unknown) ? static_cast<ContentType>(ct) : ContentType::Unknown;
   r.is_meta = d.b();
   r.is_sidechain = d.b();
-  r.usage = get_usage(d);
+  r.usage = decode_usage(d);
   r.turn_duration_ms = d.i64();
   r.text_offset = d.u64();
   r.text_len = d.u64();
@@ -280,7 +280,7 @@ std::string SubagentRec::encode() const {
     e.str(*s);
   for (int64_t v : {duration_ms, total_tokens, first_ts, last_ts}) e.i64(v);
   e.u64(message_count);
-  put_usage(e, tokens);
+  encode_usage(e, tokens);
   e.str(model);
   e.str(workflow_run_id);
   e.b(usage_complete);
@@ -297,7 +297,7 @@ std::optional<SubagentRec> SubagentRec::decode(std::string_view bytes) {
   r.message_count = d.u64();
   r.usage_complete = !d.at_end();  // schema 14 fields; a record salvaged from an older index has none
   if (r.usage_complete) {
-    r.tokens = get_usage(d);
+    r.tokens = decode_usage(d);
     r.model = std::string(d.str());
     r.workflow_run_id = std::string(d.str());
     r.usage_complete = d.at_end() || d.b();

@@ -184,6 +184,12 @@ struct FileStateView {
   FileState state() const;
 };
 
+class Encoder;
+class Decoder;
+// A TokenUsage's encoding, shared by the records that carry one and the aggregates (usage_agg.h).
+void encode_usage(Encoder& e, const TokenUsage& u);
+TokenUsage decode_usage(Decoder& d);
+
 // Key builders. Message keys order a session's messages by time, then file, then line.
 std::string message_key(std::string_view session_id, int64_t ts_ms, uint32_t file_tag, uint64_t line_offset);
 std::string session_of_message_key(std::string_view key);

@@ -9,22 +9,6 @@
 namespace osearch {
 namespace {
 
-void put_usage(Encoder& e, const TokenUsage& u) {
-  e.i64(u.input);
-  e.i64(u.output);
-  e.i64(u.cache_creation);
-  e.i64(u.cache_read);
-}
-
-TokenUsage get_usage(Decoder& d) {
-  TokenUsage u;
-  u.input = d.i64();
-  u.output = d.i64();
-  u.cache_creation = d.i64();
-  u.cache_read = d.i64();
-  return u;
-}
-
 template <typename Agg>
 void merge_into(LmdbTxn& txn, MDB_dbi dbi, const std::string& key, const Agg& delta) {
   Agg row;
@@ -54,7 +38,7 @@ void UsageAgg::add(const UsageAgg& o) {
 
 std::string UsageAgg::encode() const {
   Encoder e;
-  put_usage(e, tokens);
+  encode_usage(e, tokens);
   e.i64(api_messages);
   e.i64(messages);
   return e.take();
@@ -63,7 +47,7 @@ std::string UsageAgg::encode() const {
 UsageAgg UsageAgg::decode(std::string_view bytes) {
   Decoder d(bytes);
   UsageAgg a;
-  a.tokens = get_usage(d);
+  a.tokens = decode_usage(d);
   a.api_messages = d.i64();
   a.messages = d.i64();
   return d.ok() ? a : UsageAgg{};
@@ -108,7 +92,7 @@ std::string UsageSeen::encode() const {
   e.str(message_key);
   e.i64(timestamp_ms);
   e.str(model);
-  put_usage(e, usage);
+  encode_usage(e, usage);
   return e.take();
 }
 
@@ -119,7 +103,7 @@ std::optional<UsageSeen> UsageSeen::decode(std::string_view bytes) {
   s.message_key = std::string(d.str());
   s.timestamp_ms = d.i64();
   s.model = std::string(d.str());
-  s.usage = get_usage(d);
+  s.usage = decode_usage(d);
   if (!d.ok()) return std::nullopt;
   return s;
 }

@@ -1,4 +1,4 @@
-#include "engine/index/archive_ops.h"
+#include "engine/query/archive_ops.h"
 
 #include <map>
 #include <memory>
