@@ -19,6 +19,7 @@
 #include "test_util.h"
 
 using namespace osearch;
+using namespace osearch_test;
 
 namespace {
 

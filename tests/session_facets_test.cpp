@@ -16,6 +16,7 @@
 #include "engine/store/records_store.h"
 #include "engine/store/store.h"
 
+using namespace osearch;
 using namespace agents_e2e;
 
 namespace {
