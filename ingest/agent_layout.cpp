@@ -22,8 +22,7 @@ SourceFile pi_session_file(std::string path, const std::string& agent) {
   f.path = std::move(path);
   f.kind = SourceKind::PiSession;
   f.agent = agent;
-  const size_t slash = f.path.rfind('/');
-  set_session_id(f, pi_family_id_from_name(slash == std::string::npos ? f.path : std::string_view(f.path).substr(slash + 1)));
+  set_session_id(f, pi_family_id_from_name(file_name_of(f.path)));
   return f;
 }
 

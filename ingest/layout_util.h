@@ -19,6 +19,11 @@ bool is_missing(const std::error_code& ec);
 PathStat stat_path(const std::string& path, int& err);
 // The same, from what the refresh knows already (r.known) when it recorded the path.
 PathStat look_at(const std::string& path, int& err, const DiscoveryResult& r);
+// A path's last component, viewed (as fs::path::filename() for a path that does not end in a slash).
+inline std::string_view file_name_of(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
 
 // An entry of a listed directory: from the file system, or from the listing a refresh knows (a
 // view of the KnownTree's path, which outlives the discovery: no copy, no fs::path parsed unless a
@@ -29,11 +34,7 @@ class DirEntry {
   DirEntry(std::string_view known_path, PathStat::Type type) : known_path_(known_path), known_(type) {}
   std::string_view path_view() const { return known_ ? known_path_ : std::string_view(entry_.path().native()); }
   // The last component (as path().filename(): entries never end in a slash).
-  std::string_view name() const {
-    const std::string_view p = path_view();
-    const size_t slash = p.rfind('/');
-    return slash == std::string_view::npos ? p : p.substr(slash + 1);
-  }
+  std::string_view name() const { return file_name_of(path_view()); }
   const std::filesystem::path& path() const {
     if (!known_) return entry_.path();
     if (!known_fs_path_) known_fs_path_.emplace(known_path_);

@@ -41,6 +41,18 @@ std::string record_of(const std::vector<SourceRoot>& roots, const KnownTree* kno
   return encode_source_watch(roots, observed, files, wall_clock_ns());
 }
 
+// Writes `name` into `dir` and puts the directory's times back: a file slipped in behind its mtime's
+// back, which only a listing of the directory sees. Returns its path.
+std::string slip_behind_mtime(const std::string& dir, const std::string& name) {
+  struct stat before {};
+  REQUIRE(::stat(dir.c_str(), &before) == 0);
+  const std::string path = dir + "/" + name;
+  write_file(path, "{}\n");
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  REQUIRE(::utimensat(AT_FDCWD, dir.c_str(), times, 0) == 0);
+  return path;
+}
+
 }  // namespace
 
 TEST_CASE("known tree: discovery after directories changed equals a walk of the whole tree", "[watch]") {
@@ -123,13 +135,7 @@ TEST_CASE("known tree: an unchanged directory is not listed again, a changed one
   t.clock.settle(moved);
   // A file slipped into a directory behind its mtime's back: only a listing would see it. (The
   // quick check trusts mtimes as much; this test's sleight shows which directories were read.)
-  const std::string kept = t.claude + "/D--oh-my-posh";
-  struct stat before {};
-  REQUIRE(::stat(kept.c_str(), &before) == 0);
-  const std::string hidden = kept + "/aaaaaaaa-0000-4000-8000-00000000e003.jsonl";
-  write_file(hidden, "{}\n");
-  const struct timespec times[2] = {before.st_atim, before.st_mtim};
-  REQUIRE(::utimensat(AT_FDCWD, kept.c_str(), times, 0) == 0);
+  const std::string hidden = slip_behind_mtime(t.claude + "/D--oh-my-posh", "aaaaaaaa-0000-4000-8000-00000000e003.jsonl");
 
   const WatchCheck c = check_source_watch(record, roots);
   REQUIRE(c.entries_moved());
@@ -159,13 +165,7 @@ TEST_CASE("known tree: a record of the build before (no directory marked listed)
   t.clock.settle(t.codex + "/sessions/2026/11/03");
   // A file slipped into an unchanged directory behind its mtime's back: with no directory marked
   // listed, none of their entries is taken from the record, so the relisting reads it.
-  const std::string kept = t.claude + "/D--oh-my-posh";
-  struct stat before {};
-  REQUIRE(::stat(kept.c_str(), &before) == 0);
-  const std::string hidden = kept + "/aaaaaaaa-0000-4000-8000-00000000e004.jsonl";
-  write_file(hidden, "{}\n");
-  const struct timespec times[2] = {before.st_atim, before.st_mtim};
-  REQUIRE(::utimensat(AT_FDCWD, kept.c_str(), times, 0) == 0);
+  const std::string hidden = slip_behind_mtime(t.claude + "/D--oh-my-posh", "aaaaaaaa-0000-4000-8000-00000000e004.jsonl");
   const WatchCheck c = check_source_watch(record, roots);
   REQUIRE(c.entries_moved());
   const DiscoveryResult known = discover_codex(t.codex, c.known_tree.get());

@@ -271,9 +271,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       }
       // The usual tree: one root holds every file, each kept. Its list is taken as it is, with no
       // second array of tens of thousands of SourceFiles (fresh pages cost ~10 µs each on some machines).
-      const auto holding = std::count_if(found.begin(), found.end(), [](const DiscoveryResult& d) { return !d.files.empty(); });
-      auto sole = std::find_if(found.begin(), found.end(), [](const DiscoveryResult& d) { return !d.files.empty(); });
-      if (holding == 1 && sole->files.size() == kept) {
+      const auto has_files = [](const DiscoveryResult& d) { return !d.files.empty(); };
+      const auto sole = std::find_if(found.begin(), found.end(), has_files);
+      if (sole != found.end() && sole->files.size() == kept && std::none_of(std::next(sole), found.end(), has_files)) {
         files = std::move(sole->files);
       } else {
         files.reserve(kept);

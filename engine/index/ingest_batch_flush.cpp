@@ -1,5 +1,4 @@
 // Flushing an IngestBatch: shards and text log in parallel, then LMDB in two steps (see flush()).
-#include <chrono>
 #include <set>
 
 #include "engine/store/codec.h"
@@ -7,6 +6,7 @@
 #include "engine/index/ingest_batch.h"
 #include "engine/store/crc32c.h"
 #include "engine/store/trace.h"
+#include "ingest/timeutil.h"
 
 namespace osearch {
 namespace {
@@ -260,8 +260,7 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
   }
   Store::put_meta_u64(txn, db, meta_key::kTextBytes, log_.bytes());
   Store::put_meta_u64(txn, db, meta_key::kTextEntries, log_.entries());
-  auto now = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch());
-  Store::put_meta_u64(txn, db, meta_key::kLastIndexedAt, static_cast<uint64_t>(now.count()));
+  Store::put_meta_u64(txn, db, meta_key::kLastIndexedAt, static_cast<uint64_t>(current_time_ms()));
 }
 
 }  // namespace osearch

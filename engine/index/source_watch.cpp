@@ -59,8 +59,7 @@ size_t shared_prefix(std::string_view a, std::string_view b) {
 
 // "<dir>/<id>.jsonl" -> "<id>"
 std::string_view stem_of(std::string_view path) {
-  const size_t slash = path.rfind('/');
-  std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  std::string_view name = file_name_of(path);
   if (name.ends_with(".jsonl")) name.remove_suffix(6);
   return name;
 }
