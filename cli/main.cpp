@@ -128,11 +128,11 @@ const Context* g_error_context = nullptr;
 
 void report_lmdb_damage(const IndexDamaged& e) { report_error(g_error_context, "index-damaged", e.what()); }
 
-// The line the SIGBUS guard writes (composed ahead: a signal handler cannot format).
+// The line the fault guard writes (composed ahead: a signal handler cannot format).
 std::string fault_error_line(const Context& ctx) {
   return error_line(&ctx, "index-damaged",
-                    IndexDamaged("index", "reading a mapped file faulted past its end (data.mdb is damaged, or a "
-                                          "file was cut while in use)")
+                    IndexDamaged("index", "reading the index faulted: a mapped file ends early or a B-tree page "
+                                          "holds garbage (data.mdb is damaged, or a file was cut while in use)")
                         .what());
 }
 

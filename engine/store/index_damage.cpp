@@ -52,21 +52,30 @@ std::atomic<uintptr_t> map_start[kMapSlots], map_end[kMapSlots];
 std::atomic<size_t> map_count{0};
 char fault_line[2048];
 std::atomic<size_t> fault_line_len{0};
+struct sigaction before_bus{}, before_segv{};  // the actions the guard replaced
+// How deep the thread is in LmdbCall scopes (initial-exec TLS: readable in a signal handler).
+thread_local unsigned lmdb_depth = 0;
+
+bool inside_index_map(uintptr_t at) {
+  const size_t n = std::min(map_count.load(), kMapSlots);
+  for (size_t i = 0; i < n; ++i)
+    if (at >= map_start[i].load() && at < map_end[i].load()) return true;
+  return false;
+}
 
 void on_fault(int sig, siginfo_t* info, void*) {
-  const auto at = reinterpret_cast<uintptr_t>(info->si_addr);
-  const size_t n = std::min(map_count.load(), kMapSlots);
-  for (size_t i = 0; i < n; ++i) {
-    if (at >= map_start[i].load() && at < map_end[i].load()) {
-      ssize_t w = ::write(STDERR_FILENO, fault_line, fault_line_len.load());
-      (void)w;
-      ::_exit(1);
-    }
+  if (inside_index_map(reinterpret_cast<uintptr_t>(info->si_addr)) || (sig == SIGSEGV && lmdb_depth > 0)) {
+    ssize_t w = ::write(STDERR_FILENO, fault_line, fault_line_len.load());
+    (void)w;
+    ::_exit(1);
   }
-  ::signal(sig, SIG_DFL);  // not ours: die by the signal as before
-  ::raise(sig);
+  // Not ours: the action from before the guard takes it when the instruction faults again.
+  ::sigaction(sig, sig == SIGBUS ? &before_bus : &before_segv, nullptr);
 }
 }  // namespace
+
+LmdbCall::LmdbCall() noexcept { ++lmdb_depth; }
+LmdbCall::~LmdbCall() { --lmdb_depth; }
 
 void register_index_map(const void* start, size_t length) {
   const auto lo = reinterpret_cast<uintptr_t>(start);
@@ -90,10 +99,17 @@ void install_index_fault_guard(std::string_view error_line) {
   sa.sa_sigaction = on_fault;
   sa.sa_flags = SA_SIGINFO | SA_RESETHAND;
   sigemptyset(&sa.sa_mask);
-  ::sigaction(SIGBUS, &sa, nullptr);
+  struct sigaction bus{}, segv{};
+  ::sigaction(SIGBUS, &sa, &bus);
+  ::sigaction(SIGSEGV, &sa, &segv);
+  if (bus.sa_sigaction != on_fault) before_bus = bus;  // (installed twice: keep the first's)
+  if (segv.sa_sigaction != on_fault) before_segv = segv;
 }
 
-void remove_index_fault_guard() { ::signal(SIGBUS, SIG_DFL); }
+void remove_index_fault_guard() {
+  ::sigaction(SIGBUS, &before_bus, nullptr);
+  ::sigaction(SIGSEGV, &before_segv, nullptr);
+}
 
 int open_index_file(const std::string& path, int flags, unsigned mode) {
   return ::open(path.c_str(), flags | O_NOFOLLOW | O_CLOEXEC, mode);

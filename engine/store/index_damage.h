@@ -41,13 +41,26 @@ void set_damage_reporter(DamageReporter reporter);
 [[noreturn]] void report_fatal_damage(const IndexDamaged& damage);
 
 // Random bytes in a B-tree page can hold a child page number past the end of data.mdb but inside
-// LMDB's 64 GB map: reading it is a SIGBUS no check before the open can foresee. The store
-// registers each env's map; with the guard installed (the CLI does, with the error line it prints),
-// a SIGBUS inside a registered map writes that line and exits 1. Any other signal is left alone:
-// a fault elsewhere is a bug, not damage. The guard is process-wide (signals are).
+// LMDB's 64 GB map: reading it is a SIGBUS no check before the open can foresee. Or a node's flags
+// can claim sorted duplicates in a database without them, and LMDB follows a null sub-cursor: a
+// SIGSEGV inside LMDB's code. The store registers each env's map, and its calls into LMDB mark the
+// thread (LmdbCall); with the guard installed (the CLI does, with the error line it prints), a
+// SIGBUS or SIGSEGV at an address inside a registered map, or a SIGSEGV while the thread is inside
+// an LMDB call, writes that line and exits 1. Any other fault goes to the handler that was there
+// before (the default action, or a sanitizer's report): a fault elsewhere is a bug, not damage.
+// The guard is process-wide (signals are).
 void register_index_map(const void* start, size_t length);
 void install_index_fault_guard(std::string_view error_line);
 void remove_index_fault_guard();  // back to the default action (check's walking child)
+
+// Marks the calling thread as inside LMDB for the guard, while it lives (engine/store/lmdb.cpp).
+class LmdbCall {
+ public:
+  LmdbCall() noexcept;
+  ~LmdbCall();
+  LmdbCall(const LmdbCall&) = delete;
+  LmdbCall& operator=(const LmdbCall&) = delete;
+};
 
 // Opens an index file without following a symbolic link (O_NOFOLLOW); `flags` as for open(2).
 // Returns the fd, or -1 with errno set (ELOOP names a link: see refuse_symlink).

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/store/errors.h"
+#include "engine/store/index_damage.h"
 
 namespace osearch {
 namespace {
@@ -141,6 +142,7 @@ void LmdbTxn::commit() {
   MDB_txn* t = txn_;
   txn_ = nullptr;
   MDB_env* env = env_of(t);
+  LmdbCall in_lmdb;
   check_write(mdb_txn_commit(t), "mdb_txn_commit", env);
 }
 
@@ -153,12 +155,14 @@ void LmdbTxn::abort() {
 
 MDB_dbi LmdbTxn::open_db(const char* name, unsigned flags) {
   MDB_dbi dbi;
+  LmdbCall in_lmdb;
   check(mdb_dbi_open(txn_, name, flags, &dbi), name);
   return dbi;
 }
 
 std::optional<std::string_view> LmdbTxn::get(MDB_dbi dbi, std::string_view key) const {
   MDB_val k = to_val(key), v;
+  LmdbCall in_lmdb;
   int rc = mdb_get(txn_, dbi, &k, &v);
   touched();  // (v stays valid: a released page faults back in with the same bytes)
   if (rc == MDB_NOTFOUND) return std::nullopt;
@@ -168,12 +172,14 @@ std::optional<std::string_view> LmdbTxn::get(MDB_dbi dbi, std::string_view key) 
 
 void LmdbTxn::put(MDB_dbi dbi, std::string_view key, std::string_view value, unsigned flags) {
   MDB_val k = to_val(key), v = to_val(value);
+  LmdbCall in_lmdb;
   check_write(mdb_put(txn_, dbi, &k, &v, flags), "mdb_put", env_of(txn_));  // may spill pages to disk
   touched();
 }
 
 bool LmdbTxn::del(MDB_dbi dbi, std::string_view key) {
   MDB_val k = to_val(key);
+  LmdbCall in_lmdb;
   int rc = mdb_del(txn_, dbi, &k, nullptr);
   touched();
   if (rc == MDB_NOTFOUND) return false;
@@ -196,6 +202,7 @@ LmdbCursor::~LmdbCursor() {
 }
 
 bool LmdbCursor::move(MDB_cursor_op op) {
+  LmdbCall in_lmdb;
   int rc = mdb_cursor_get(cur_, &k_, &v_, op);
   if (rc == MDB_NOTFOUND) return false;
   check(rc, "mdb_cursor_get");
@@ -210,9 +217,13 @@ bool LmdbCursor::first() { return move(MDB_FIRST); }
 bool LmdbCursor::last() { return move(MDB_LAST); }
 bool LmdbCursor::next() { return move(MDB_NEXT); }
 bool LmdbCursor::prev() { return move(MDB_PREV); }
-void LmdbCursor::del() { check(mdb_cursor_del(cur_, 0), "mdb_cursor_del"); }
+void LmdbCursor::del() {
+  LmdbCall in_lmdb;
+  check(mdb_cursor_del(cur_, 0), "mdb_cursor_del");
+}
 void LmdbCursor::put(const MDB_val& key, const MDB_val& value, unsigned flags) {
   MDB_val k = key, v = value;
+  LmdbCall in_lmdb;
   check_write(mdb_cursor_put(cur_, &k, &v, flags), "mdb_cursor_put", env_of(cur_));
 }
 
