@@ -28,6 +28,7 @@
 #include "engine/query/reader.h"
 #include "engine/query/search.h"
 #include "engine/store/records_store.h"
+#include "engine/store/session_numbers.h"
 #include "engine/store/store.h"
 #include "ingest/claude.h"
 #include "ingest/jsonl_reader.h"
@@ -116,7 +117,7 @@ std::vector<StoredMessage> session_messages(const std::string& idx, const std::s
 
 std::optional<StoredMessage> message_by_uuid(const std::string& idx, const std::string& sid, const std::string& uuid) {
   IndexReader r(idx);
-  auto key = r.txn().get(r.db().msg_uuid, message_uuid_key(sid, uuid));
+  auto key = find_message_key(r.txn(), r.db(), sid, uuid);
   if (!key) return std::nullopt;
   auto m = r.message(*key);
   if (!m) return std::nullopt;

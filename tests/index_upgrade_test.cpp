@@ -12,7 +12,7 @@ namespace {
 void rewrite_record(const std::string& idx, const std::string& uuid, ContentType type, bool is_meta) {
   Store store(idx, Store::Mode::Write);
   LmdbTxn txn(store.env(), false);
-  auto key = txn.get(store.db().msg_uuid, message_uuid_key(kWindowsSid, uuid));
+  auto key = find_message_key(txn, store.db(), kWindowsSid, uuid);
   REQUIRE(key);
   const std::string k(*key);
   auto bytes = txn.get(store.db().messages, k);

@@ -9,6 +9,7 @@
 
 #include "engine/index/schema.h"
 #include "engine/store/crc32c.h"
+#include "engine/store/session_numbers.h"
 #include "engine/store/usage_agg.h"
 #include "ingest/claude.h"
 #include "ingest/tool_paths.h"
@@ -110,6 +111,10 @@ ArchiveTables ArchiveTables::of(const Dbis& db) {
 //            preview) its whole output from toolUseResult: the rebuild re-reads every source there
 //            is; an archived session keeps the preview it was stored with (its source is gone).
 //            Likewise prompts queued mid-turn (queued_command attachments) became user messages.
+//   20 -> 21 gave a Claude subagent without a transcript the messages its parent's progress lines
+//            repeat: the rebuild re-reads every source there is, no record changes;
+//   21 -> 22 keyed msg_uuid by the session's number instead of its id: derived (write_session
+//            numbers the session in the new env), no record changes.
 std::optional<SchemaSteps> schema_steps(uint64_t from, uint64_t to) {
   if (from < kOldestMigratedSchema || from > to || to > kSchemaVersion) return std::nullopt;
   SchemaSteps s;
@@ -172,7 +177,8 @@ std::optional<ArchivedSession> read_session(const LmdbTxn& r, const ArchiveTable
   return s;
 }
 
-void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSession& s) {
+uint32_t write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSession& s) {
+  const uint32_t number = ensure_session_number(w, db, s.id);
   w.put(db.sessions, s.id, s.rec_bytes);
   w.put(db.sess_by_time, session_time_key(s.rec.ended_at, s.id), "");
   w.put(db.sess_by_project, pair_key(s.rec.project, s.id), "");
@@ -183,7 +189,7 @@ void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSessi
     m.text_len = text.size();
     m.text_crc = crc32c(text);  // (a record carried over from before schema 20 had none)
     w.put(db.messages, m.key, m.encode());
-    w.put(db.msg_uuid, message_uuid_key(s.id, m.uuid), m.key);
+    w.put(db.msg_uuid, message_uuid_key(number, m.uuid), m.key);
   }
   for (const auto& kv : s.tool_calls) {
     w.put(db.tool_calls, kv.key, kv.value);
@@ -203,6 +209,7 @@ void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSessi
   for (const auto& kv : s.workflow_agents) w.put(db.workflow_agents, kv.key, kv.value);
   // An older schema kept no aggregates (or others): `stats` reads them, so they are made here.
   rebuild_session_aggregates(w, db, s.id);
+  return number;
 }
 
 bool sources_gone(const LmdbTxn& r, const Dbis& db, const std::string& sid) {

@@ -56,8 +56,9 @@ std::optional<ArchivedSession> read_session(const LmdbTxn& r, const ArchiveTable
 bool apply_steps(ArchivedSession& s, const SchemaSteps& steps);
 
 // Writes every record of `s` and appends its texts to `log` (records point into it: sync the log
-// before the commit), with the derived orders and aggregates.
-void write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSession& s);
+// before the commit), with the derived orders and aggregates. Numbers the session first when `w`'s
+// env has not (msg_uuid is keyed by the number); returns its number.
+uint32_t write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedSession& s);
 
 // Is none of the session's source files on disk (an archived session)? A session that names no
 // file is archived too: nothing can re-read it.

@@ -4,6 +4,7 @@
 
 #include "engine/store/codec.h"
 #include "engine/store/records_store.h"
+#include "engine/store/session_numbers.h"
 #include "engine/store/usage_agg.h"
 #include "ingest/source_file.h"
 
@@ -62,9 +63,15 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
   bool sizes_known = true;
   for (const auto& sid : sids) {
     const std::string pfx = sid + '\0';
+    // msg_uuid is keyed by the session's number: its entries go as one range, even those of a
+    // message record that no longer decodes.
+    if (auto number = find_session_number(txn, db, sid)) {
+      std::string by_number;
+      put_be32(by_number, *number);
+      delete_prefix(txn, db.msg_uuid, by_number);
+    }
     delete_prefix(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
       if (auto rec = MessageRec::decode(key, value)) {
-        txn.del(db.msg_uuid, message_uuid_key(sid, rec->uuid));
         dropped_text_bytes += text_entry_bytes(key.size(), rec->text_len);
       } else {
         sizes_known = false;

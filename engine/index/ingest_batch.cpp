@@ -5,6 +5,7 @@
 
 #include "engine/index/subagent_copies.h"
 #include "engine/store/codec.h"
+#include "engine/store/session_numbers.h"
 #include "engine/store/trace.h"
 #include "ingest/agent_layout.h"
 #include "ingest/bounded_id.h"
@@ -152,7 +153,7 @@ void IngestBatch::add_header(const SourceFile& file, const std::string& sid, con
 }
 
 void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset) {
-  std::string uuid_key = message_uuid_key(sid, m.uuid);
+  std::string uuid_key = pair_key(sid, m.uuid);
   // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
   std::string existing_key;
   bool same_content = true;
@@ -162,7 +163,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end()) {
     existing_key = messages_[it->second].rec.key;
     same_content = messages_[it->second].text == m.text;
-  } else if (auto key = may_be_stored ? reader().get(store_.db().msg_uuid, uuid_key) : std::nullopt) {
+  } else if (auto key = may_be_stored ? find_message_key(reader(), store_.db(), sid, m.uuid) : std::nullopt) {
     existing_key = std::string(*key);
     // Stored in an earlier batch: its text is in the log; a repeat has the same length.
     if (auto bytes = reader().get(store_.db().messages, existing_key))
@@ -523,7 +524,7 @@ void IngestBatch::resolve_summary_leaf(const std::string& leaf, const std::strin
   for (auto& sid : xapian_.committed_sessions_with_uuid(layout_, stored_uuid)) stored.push_back(std::move(sid));
   for (auto& sid : stored)
     if (std::find(sids.begin(), sids.end(), sid) == sids.end() &&
-        reader().get(store_.db().msg_uuid, message_uuid_key(sid, stored_uuid)))
+        find_message_key(reader(), store_.db(), sid, stored_uuid))
       sids.push_back(std::move(sid));
   for (const auto& sid : sids)
     if (TouchedSession* s = find_session(sid)) apply_summary(s->rec, value);

@@ -145,7 +145,7 @@ class IngestBatch {
   std::vector<PendingMessage> messages_;
   std::vector<ToolCallRec> tool_calls_;
   std::vector<ToolResultRec> tool_results_;
-  std::unordered_map<std::string, size_t> message_by_uuid_;      // message_uuid_key(sid, uuid) -> index
+  std::unordered_map<std::string, size_t> message_by_uuid_;      // pair_key(sid, uuid) -> index
   std::unordered_map<std::string, std::vector<std::string>> sessions_by_uuid_;  // uuid -> sids (batch)
   std::unordered_set<std::string> tool_call_ids_;                 // pair_key(sid, id)
   std::unordered_map<std::string, std::string> tool_names_;       // pair_key(sid, id) -> name

@@ -206,10 +206,9 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
 
   // Turn durations land on their message, in this batch or already stored.
   for (const auto& [sid, uuid, ms] : turn_durations_) {
-    std::string uk = message_uuid_key(sid, uuid);
-    if (auto it = message_by_uuid_.find(uk); it != message_by_uuid_.end()) {
+    if (auto it = message_by_uuid_.find(pair_key(sid, uuid)); it != message_by_uuid_.end()) {
       messages_[it->second].rec.turn_duration_ms = ms;
-    } else if (auto key = txn.get(db.msg_uuid, uk)) {
+    } else if (auto key = find_message_key(txn, db, sid, uuid)) {
       std::string k(*key);
       if (auto v = txn.get(db.messages, k)) {
         if (auto rec = MessageRec::decode(k, *v)) {
@@ -221,7 +220,7 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
   }
   for (const auto& pm : messages_) {
     txn.put(db.messages, pm.rec.key, pm.rec.encode());
-    txn.put(db.msg_uuid, message_uuid_key(pm.rec.session_id, pm.rec.uuid), pm.rec.key);
+    txn.put(db.msg_uuid, message_uuid_key(sessions_.at(pm.rec.session_id).number, pm.rec.uuid), pm.rec.key);
   }
   for (const auto& tc : tool_calls_) {
     txn.put(db.tool_calls, pair_key(tc.session_id, tc.id), tc.encode());

@@ -17,7 +17,8 @@ namespace osearch {
 //     its whole output (toolUseResult) after the preview; queued_command attachments are user messages
 // 21: a Claude subagent without a transcript of its own has the messages its parent's progress lines
 //     repeat (agent_progress)
-inline constexpr uint64_t kSchemaVersion = 21;
+// 22: msg_uuid keyed by the session's number (be32) and the uuid, not sid\0uuid
+inline constexpr uint64_t kSchemaVersion = 22;
 
 // The oldest schema whose archived sessions an upgrade carries over (see schema_steps).
 inline constexpr uint64_t kOldestMigratedSchema = 10;

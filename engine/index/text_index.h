@@ -94,8 +94,8 @@ std::string time_value(int64_t ms);
 // Session ids of the message documents whose uuid term is `uuid` (as stored: bounded), each once
 // (read from their message key: no session number to look up).
 // Candidates only: the term is lower-cased and an older epoch's documents keep theirs, so callers
-// confirm each in `msg_uuid` (message_uuid_key). This is how a uuid alone is found: `msg_uuid` is
-// keyed session first so that indexing appends beside each session instead of all over the tree.
+// confirm each in `msg_uuid` (find_message_key). This is how a uuid alone is found: `msg_uuid` is
+// keyed by session number so that indexing appends at its right edge instead of all over the tree.
 std::vector<std::string> sessions_with_uuid_term(const Xapian::Database& db, std::string_view uuid);
 
 // What a message document is made of.

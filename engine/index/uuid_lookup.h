@@ -1,5 +1,5 @@
 // The sessions whose committed message documents hold a uuid's term (a Claude summary names the
-// leaf message it titles by uuid alone; `msg_uuid` is keyed session first). A cold build lists a
+// leaf message it titles by uuid alone; `msg_uuid` is keyed by session). A cold build lists a
 // new shard per batch and writer thread, and asking each of them for the term made every lookup
 // cost O(shards): at 2 GB, 2,265 lookups over up to 226 shards took 6.1 s of the main thread.
 // A shard this process wrote keeps the fingerprints of its uuid terms (4 bytes a message), so a

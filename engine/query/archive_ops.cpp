@@ -144,8 +144,7 @@ class ImportBatch {
     for (auto& s : pending_) {
       s.rec.source_deleted = true;  // an imported session's files are on another machine, or gone
       s.rec_bytes = s.rec.encode();
-      write_session(w, db, log_, s);
-      numbers.push_back(ensure_session_number(w, db, s.id));
+      numbers.push_back(write_session(w, db, log_, s));
     }
     std::unordered_map<std::string, std::string> tool_names;  // "<sid>\0<tool id>" key -> name
     for (const auto& s : pending_)

@@ -1,11 +1,12 @@
 // `context` and `trace`: from one message back along its parent links (`parentUuid`, and
 // `logicalParentUuid` where a compaction cut the parent link), inside the session that holds it.
-// Every hop is one `msg_uuid` lookup (sid\0uuid); the walk is bounded and stops at a uuid it has seen.
+// Every hop is one `msg_uuid` lookup (find_message_key); the walk is bounded and stops at a uuid it has seen.
 #include <algorithm>
 #include <unordered_set>
 
 #include "engine/query/thread.h"
 #include "engine/store/index_damage.h"
+#include "engine/store/session_numbers.h"
 #include "ingest/bounded_id.h"
 
 namespace osearch {
@@ -18,7 +19,7 @@ struct Located {
 // Every session holding the uuid (forks and resumes copy history), in session id order, or the one
 // `session` names. Without a session the candidates are the sessions whose message documents carry
 // the uuid term, plus those of a batch whose documents are not listed yet (meta kInFlight); each is
-// confirmed by its `msg_uuid` entry (sid\0uuid).
+// confirmed by its `msg_uuid` entry (find_message_key).
 std::vector<Located> locate(const IndexReader& reader, std::string_view uuid, const std::string& session) {
   if (uuid.empty()) throw BadInput("unknown-message", "no message uuid given");
   std::string only;
@@ -36,7 +37,7 @@ std::vector<Located> locate(const IndexReader& reader, std::string_view uuid, co
   }
   std::vector<Located> out;
   for (auto& sid : candidates)
-    if (auto key = reader.txn().get(reader.db().msg_uuid, message_uuid_key(sid, stored_uuid)))
+    if (auto key = find_message_key(reader.txn(), reader.db(), sid, stored_uuid))
       out.push_back({std::move(sid), std::string(*key)});
   if (out.empty())
     throw BadInput("unknown-message", "no message " + std::string(uuid) + (only.empty() ? "" : " in session " + session));
@@ -68,12 +69,12 @@ Chain walk_back(const IndexReader& reader, const MessageRec& start, size_t depth
     ChainLink via = ChainLink::Parent;
     if (!at.parent_uuid.empty()) {
       next = at.parent_uuid;
-      key = reader.txn().get(reader.db().msg_uuid, message_uuid_key(sid, next));
+      key = find_message_key(reader.txn(), reader.db(), sid, next);
     }
     if (!key && !at.logical_parent_uuid.empty()) {
       next = at.logical_parent_uuid;
       via = ChainLink::LogicalParent;
-      key = reader.txn().get(reader.db().msg_uuid, message_uuid_key(sid, next));
+      key = find_message_key(reader.txn(), reader.db(), sid, next);
     }
     if (next.empty()) {
       chain.end = ChainEnd::Root;

@@ -8,6 +8,7 @@
 
 #include "engine/index/tokenizer.h"
 #include "engine/store/index_damage.h"
+#include "engine/store/session_numbers.h"
 #include "ingest/bounded_id.h"
 #include "ingest/utf8.h"
 
@@ -156,7 +157,7 @@ ThreadResult run_thread(const IndexReader& reader, std::string_view session, con
   const std::string& sid = r.session.id;
   std::string anchor_key;
   if (!o.around.empty()) {
-    auto k = reader.txn().get(reader.db().msg_uuid, message_uuid_key(sid, o.around));
+    auto k = find_message_key(reader.txn(), reader.db(), sid, o.around);
     if (!k) throw BadInput("unknown-message", "session " + r.session.shown_id() + " has no message " + o.around);
     anchor_key = std::string(*k);
   }

@@ -485,7 +485,12 @@ std::string pair_key(std::string_view a, std::string_view b) {
   return k;
 }
 
-std::string message_uuid_key(std::string_view sid, std::string_view uuid) { return pair_key(sid, uuid); }
+std::string message_uuid_key(uint32_t session_number, std::string_view uuid) {
+  std::string k;
+  put_be32(k, session_number);
+  k.append(bounded_id(uuid));
+  return k;
+}
 
 std::string file_key(std::string_view path) { return bounded_id(path); }
 

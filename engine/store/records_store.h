@@ -201,10 +201,13 @@ std::optional<std::string_view> session_in_message_key(std::string_view key);
 // arrive bounded from ingest/, paths and project names are bounded here. A record whose key holds
 // a bounded part keeps the full value in its value (FileState::path, session_files' value).
 std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 bounded(b)
-// `msg_uuid`: sid \0 uuid -> message key. Session first, so a batch's entries land beside their
-// session's, as `messages` do (uuid first, each one landed on its own page of a growing tree). A
-// uuid alone is found through the message documents' uuid term (text_index.h, sessions_with_uuid_term).
-std::string message_uuid_key(std::string_view sid, std::string_view uuid);
+// `msg_uuid`: the session's number (be32, engine/store/session_numbers.h) then the bounded uuid ->
+// message key. Numbers are given in order, so a batch's new sessions append at the tree's right
+// edge (keyed by the session id, each new session dirtied a page of its own all over a growing tree:
+// a tree of many short sessions built several times slower). A session's entries stay together, and
+// a uuid alone is found through the message documents' uuid term (text_index.h,
+// sessions_with_uuid_term). find_message_key (session_numbers.h) looks one up by session id.
+std::string message_uuid_key(uint32_t session_number, std::string_view uuid);
 std::string file_key(std::string_view path);                   // key of `files`
 std::string session_time_key(int64_t ended_at, std::string_view sid);  // key of `sess_by_time`
 // A `sess_by_time` key's parts (views of it). Throws IndexDamaged("records") for a key too short to

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/store/codec.h"
+#include "engine/store/records_store.h"
 
 namespace osearch {
 
@@ -31,6 +32,13 @@ std::optional<uint32_t> find_session_number(const LmdbTxn& txn, const Dbis& db, 
   auto v = txn.get(db.session_numbers, session_id);
   if (!v || v->size() != 4) return std::nullopt;
   return get_be32(*v);
+}
+
+std::optional<std::string_view> find_message_key(const LmdbTxn& txn, const Dbis& db, std::string_view session_id,
+                                                 std::string_view uuid) {
+  auto number = find_session_number(txn, db, session_id);
+  if (!number) return std::nullopt;
+  return txn.get(db.msg_uuid, message_uuid_key(*number, uuid));
 }
 
 std::optional<std::string> session_of_number(const LmdbTxn& txn, const Dbis& db, uint32_t number) {

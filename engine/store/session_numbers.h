@@ -32,6 +32,10 @@ uint32_t last_session_number(const LmdbTxn& txn, const Dbis& db);
 void put_session_number(LmdbTxn& w, const Dbis& db, std::string_view session_id, uint32_t number);
 // The session's number, given now (the last one + 1) when it has none.
 uint32_t ensure_session_number(LmdbTxn& w, const Dbis& db, std::string_view session_id);
+// The key of message `uuid` of session `session_id` (msg_uuid, keyed by the session's number);
+// nullopt when either is not stored. The view lives as long as the transaction.
+std::optional<std::string_view> find_message_key(const LmdbTxn& txn, const Dbis& db, std::string_view session_id,
+                                                 std::string_view uuid);
 // The number after `last`; throws when the numbers ran out (4 billion sessions in one env).
 uint32_t next_session_number(uint32_t last);
 
