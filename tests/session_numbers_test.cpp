@@ -198,4 +198,25 @@ TEST_CASE("session numbers: check names a session without one and a pair that di
     }
     CHECK(problems().find("do not decode") != std::string::npos);
   }
+  SECTION("a msg_uuid entry under another session's number") {
+    const uint32_t posh = number_of(idx, kPoshId);
+    {
+      Store store(idx, Store::Mode::Write);
+      LmdbTxn w(store.env(), false);
+      std::string key, value;
+      {
+        LmdbCursor cur(w, store.db().msg_uuid);
+        REQUIRE(cur.first());
+        key = cur.key();
+        value = cur.value();
+      }
+      // The same uuid and message key, filed under the other session's number.
+      std::string moved;
+      put_be32(moved, get_be32(key) == alex ? posh : alex);
+      moved.append(key.substr(4));
+      w.put(store.db().msg_uuid, moved, value);
+      w.commit();
+    }
+    CHECK(problems().find("records of `msg_uuid` do not decode") != std::string::npos);
+  }
 }

@@ -104,6 +104,8 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
                          {"session_numbers", db.session_numbers}, {"sessions_by_number", db.sessions_by_number}};
   uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0, text_unread = 0, text_changed = 0;
   uint64_t text_read = 0;
+  std::string uuid_session;  // msg_uuid's entries come a session at a time: its number looked up once
+  std::optional<uint32_t> uuid_number;
   constexpr uint64_t kTextReleaseEvery = 32u << 20;
   constexpr size_t kRecordsSlack = 32u << 20;
   for (const auto& [name, dbi] : all) {
@@ -146,6 +148,19 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
           }
         }
         if (!in_flight.empty() && in_flight.count(k.substr(0, k.find('\0')))) ++in_flight_messages;
+      } else if (n == "msg_uuid") {
+        // be32(session number) uuid -> a message key of that session (records_store.h): a key or
+        // value that says otherwise would send `context` and `thread --around` astray.
+        const std::optional<std::string_view> sid = session_in_message_key(v);
+        if (k.size() <= 4 || !sid) {
+          ++bad;
+          continue;
+        }
+        if (*sid != uuid_session) {
+          uuid_session.assign(*sid);
+          uuid_number = find_session_number(txn, db, *sid);
+        }
+        bad += uuid_number != std::optional<uint32_t>(get_be32(k));
       } else if (n == "files") {
         bad += !FileState::decode(k, v);
       } else if (n == "tool_calls") {
