@@ -53,7 +53,8 @@ void register_index_map(const void* start, size_t length);
 void install_index_fault_guard(std::string_view error_line);
 void remove_index_fault_guard();  // back to the default action (check's walking child)
 
-// Marks the calling thread as inside LMDB for the guard, while it lives (engine/store/lmdb.cpp).
+// Marks the calling thread as inside LMDB for the guard, while it lives: around every call of
+// engine/store/lmdb.cpp, and around the store's own direct LMDB calls (store.cpp, store_repack.cpp).
 class LmdbCall {
  public:
   LmdbCall() noexcept;

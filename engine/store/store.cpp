@@ -97,6 +97,7 @@ std::string freelist_problem(const LmdbEnv& env) {
   MDB_envinfo info{};
   mdb_env_info(env.get(), &info);
   LmdbTxn txn(env, true);
+  LmdbCall in_lmdb;  // (the walk below calls LMDB directly: a garbage page is damage, engine/store/index_damage.h)
   MDB_cursor* cur = nullptr;
   if (mdb_cursor_open(txn.get(), 0, &cur) != MDB_SUCCESS) return "";
   std::string problem;
@@ -289,6 +290,7 @@ void Store::open_dbs() {
     // cannot find it, the main B-tree is damaged. Checked in a read transaction, before the writer
     // would create databases inside a damaged tree (a SIGSEGV or SIGBUS inside LMDB).
     LmdbTxn probe(env_, true);
+    LmdbCall in_lmdb;
     MDB_dbi dbi;
     MDB_stat main{};
     const int rc = mdb_dbi_open(probe.get(), "meta", 0, &dbi);
@@ -354,6 +356,7 @@ void Store::put_meta_u64(LmdbTxn& txn, const Dbis& db, std::string_view key, uin
 
 size_t Store::entries(const LmdbTxn& txn, MDB_dbi dbi) {
   MDB_stat st{};
+  LmdbCall in_lmdb;
   if (mdb_stat(txn.get(), dbi, &st) != MDB_SUCCESS) return 0;
   return st.ms_entries;
 }

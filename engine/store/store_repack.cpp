@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/store/index_damage.h"
 #include "engine/store/trace.h"
 
 namespace osearch {
@@ -116,6 +117,7 @@ std::map<std::string, uint64_t> copy_all(const LmdbEnv& src_env, const LmdbTxn& 
   std::map<std::string, uint64_t> counts;
   AppendWriter out(dst);
   for (const auto& name : named_databases(src)) {
+    LmdbCall in_lmdb;  // the old env is read with LMDB's own calls: a garbage page is damage (index_damage.h)
     MDB_dbi dbi;
     // MDB_INCOMPATIBLE here means a plain key in the unnamed database: refuse rather than drop it.
     check(mdb_dbi_open(src.get(), name.c_str(), 0, &dbi), "mdb_dbi_open " + name);
