@@ -9,20 +9,6 @@
 #include "ingest/source_file.h"
 
 namespace osearch {
-namespace {
-
-void delete_prefix(LmdbTxn& txn, MDB_dbi dbi, const std::string& pfx,
-                   const std::function<void(std::string_view key, std::string_view value)>& before_delete = {}) {
-  LmdbCursor cur(txn, dbi);
-  for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx;) {
-    if (before_delete) before_delete(cur.key(), cur.value());
-    cur.del();
-    // After a delete LMDB leaves the cursor on the following item; re-read it.
-    ok = cur.seek(pfx);
-  }
-}
-
-}  // namespace
 
 // A file read again from its first byte; a session its lines name is decided again by them.
 void reset_for_reread(FileState& st) {
@@ -65,12 +51,8 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
     const std::string pfx = sid + '\0';
     // msg_uuid is keyed by the session's number: its entries go as one range, even those of a
     // message record that no longer decodes.
-    if (auto number = find_session_number(txn, db, sid)) {
-      std::string by_number;
-      put_be32(by_number, *number);
-      delete_prefix(txn, db.msg_uuid, by_number);
-    }
-    delete_prefix(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
+    if (auto number = find_session_number(txn, db, sid)) delete_prefixed(txn, db.msg_uuid, message_uuid_key(*number));
+    delete_prefixed(txn, db.messages, pfx, [&](std::string_view key, std::string_view value) {
       if (auto rec = MessageRec::decode(key, value)) {
         dropped_text_bytes += text_entry_bytes(key.size(), rec->text_len);
       } else {
@@ -79,24 +61,24 @@ std::set<std::string> drop_sessions(Store& store, TextIndexWriter& xapian, const
       ++garbage;  // its text log entry stays behind: content scans must check entries against records
       ++dropped_messages;
     });
-    delete_prefix(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
+    delete_prefixed(txn, db.tool_calls, pfx, [&](std::string_view, std::string_view value) {
       if (auto tc = ToolCallRec::decode(value))
         for (const auto& path : tc->paths()) {
           txn.del(db.tc_by_path, tool_path_key(path, sid, tc->id));
           txn.del(db.file_agg, pair_key(path, sid));
         }
     });
-    delete_prefix(txn, db.tool_results, pfx, [&](std::string_view, std::string_view value) {
+    delete_prefixed(txn, db.tool_results, pfx, [&](std::string_view, std::string_view value) {
       if (auto tr = ToolResultRec::decode(value); tr && tr->is_error)
         txn.del(db.failed_results, failed_result_key(timestamp_of_message_key(tr->message_key), sid, tr->tool_use_id));
     });
-    delete_prefix(txn, db.usage_seen, pfx);
+    delete_prefixed(txn, db.usage_seen, pfx);
     delete_session_aggregates(txn, db, sid);
-    delete_prefix(txn, db.subagents, pfx);
-    delete_prefix(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {
-      delete_prefix(txn, db.workflow_agents, std::string(key.substr(pfx.size())) + '\0');
+    delete_prefixed(txn, db.subagents, pfx);
+    delete_prefixed(txn, db.workflows, pfx, [&](std::string_view key, std::string_view) {
+      delete_prefixed(txn, db.workflow_agents, std::string(key.substr(pfx.size())) + '\0');
     });
-    delete_prefix(txn, db.session_files, pfx, [&](std::string_view, std::string_view path) { paths.emplace(path); });
+    delete_prefixed(txn, db.session_files, pfx, [&](std::string_view, std::string_view path) { paths.emplace(path); });
     if (auto v = txn.get(db.sessions, sid)) {
       if (auto rec = SessionRec::decode(*v)) {
         txn.del(db.sess_by_time, session_time_key(rec->ended_at, sid));

@@ -135,5 +135,18 @@ template <typename Fn>
 void for_each_prefixed(const LmdbTxn& txn, std::optional<MDB_dbi> dbi, std::string_view prefix, Fn&& fn) {
   if (dbi) for_each_prefixed(txn, *dbi, prefix, std::forward<Fn>(fn));
 }
+// Deletes each entry whose key starts with `prefix`, calling before_delete(key, value) first.
+template <typename Fn>
+void delete_prefixed(LmdbTxn& txn, MDB_dbi dbi, std::string_view prefix, Fn&& before_delete) {
+  LmdbCursor cur(txn, dbi);
+  // After a delete LMDB leaves the cursor on the following item: seek again rather than trust it.
+  for (bool ok = cur.seek(prefix); ok && cur.key().starts_with(prefix); ok = cur.seek(prefix)) {
+    before_delete(cur.key(), cur.value());
+    cur.del();
+  }
+}
+inline void delete_prefixed(LmdbTxn& txn, MDB_dbi dbi, std::string_view prefix) {
+  delete_prefixed(txn, dbi, prefix, [](std::string_view, std::string_view) {});
+}
 
 }  // namespace osearch

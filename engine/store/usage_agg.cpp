@@ -17,11 +17,6 @@ void merge_into(LmdbTxn& txn, MDB_dbi dbi, const std::string& key, const Agg& de
   txn.put(dbi, key, row.encode());
 }
 
-void delete_prefix(LmdbTxn& txn, MDB_dbi dbi, const std::string& pfx) {
-  LmdbCursor cur(txn, dbi);
-  for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.seek(pfx)) cur.del();
-}
-
 }  // namespace
 
 uint32_t usage_bucket(int64_t ts_ms) {
@@ -144,8 +139,8 @@ void AggDeltas::write(LmdbTxn& txn, const Dbis& db) const {
 
 void delete_session_aggregates(LmdbTxn& txn, const Dbis& db, const std::string& sid) {
   const std::string pfx = agg_prefix(sid);
-  delete_prefix(txn, db.usage_agg, pfx);
-  delete_prefix(txn, db.tool_agg, pfx);
+  delete_prefixed(txn, db.usage_agg, pfx);
+  delete_prefixed(txn, db.tool_agg, pfx);
 }
 
 void rebuild_session_aggregates(LmdbTxn& txn, const Dbis& db, const std::string& sid) {
