@@ -38,6 +38,12 @@ bool IngestBatch::empty() const {
          leaf_summaries_.empty() && workflows_.empty() && workflow_agents_.empty();
 }
 
+// A stored session's number (0: none), read once per batch: it keys the session's msg_uuid
+// entries, which each of its messages looks up (add_message).
+uint32_t IngestBatch::stored_number(const std::string& id) {
+  return find_session_number(reader(), store_.db(), id).value_or(0);
+}
+
 IngestBatch::TouchedSession* IngestBatch::find_session(const std::string& id) {
   auto it = sessions_.find(id);
   if (it != sessions_.end()) return &it->second;
@@ -50,6 +56,7 @@ IngestBatch::TouchedSession* IngestBatch::find_session(const std::string& id) {
   t.committed_ended_at = t.rec.ended_at;
   t.exists_in_store = true;
   t.committed_titles = t.rec.searchable_titles();
+  t.number = stored_number(id);
   return &sessions_.emplace(id, std::move(t)).first->second;
 }
 
@@ -61,7 +68,7 @@ IngestBatch::TouchedSession& IngestBatch::touch_session(const std::string& id, c
   if (auto full = full_ids_.find(id); full != full_ids_.end()) t.rec.full_id = full->second;
   t.rec.agent = file.agent;
   t.rec.project = file.project;
-  t.absent_from_store = !stored(store_.db().sessions, id);  // (find_session found none that decodes)
+  if (stored(store_.db().sessions, id)) t.number = stored_number(id);  // (find_session found none that decodes)
   TouchedSession& s = sessions_.emplace(id, std::move(t)).first->second;
   if (auto early = early_facts_.find(id); early != early_facts_.end()) {
     for (const auto& f : early->second) apply_fact(s, f);
@@ -157,13 +164,14 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   // Stored once per (session, uuid); a tool call is still once per (session, id), whatever line holds it.
   std::string existing_key;
   bool same_content = true;
-  // (Every path below touches the session: this only looks it up first. A session not stored has
-  // no messages to find.)
-  const bool may_be_stored = !touch_session(sid, file).absent_from_store;
+  // (Every path below touches the session: this only looks it up first. A session without a stored
+  // number has no messages to find.)
+  const uint32_t stored_as = touch_session(sid, file).number;
   if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end()) {
     existing_key = messages_[it->second].rec.key;
     same_content = messages_[it->second].text == m.text;
-  } else if (auto key = may_be_stored ? find_message_key(reader(), store_.db(), sid, m.uuid) : std::nullopt) {
+  } else if (auto key = stored_as ? reader().get(store_.db().msg_uuid, message_uuid_key(stored_as, m.uuid))
+                                  : std::nullopt) {
     existing_key = std::string(*key);
     // Stored in an earlier batch: its text is in the log; a repeat has the same length.
     if (auto bytes = reader().get(store_.db().messages, existing_key))

@@ -81,16 +81,17 @@ class IngestBatch {
     SessionRec rec;
     int64_t committed_ended_at = 0;  // to move its sess_by_time key
     bool exists_in_store = false;
-    // No record under its id at all: none of its messages can be stored yet (a cold build's
-    // sessions), so their uuids need no lookup.
-    bool absent_from_store = false;
     std::vector<std::string> committed_titles;  // what its title document holds
-    uint32_t number = 0;         // engine/store/session_numbers.h; 0 until the flush gives it
+    // engine/store/session_numbers.h. A session with a record under its id: its stored number, read
+    // when touched. Any other (a cold build's sessions: none of their messages can be stored yet, so
+    // their uuids need no lookup): 0 until the flush gives it one.
+    uint32_t number = 0;
     bool number_is_new = false;  // to write with the batch's records
   };
 
   const LmdbTxn& reader();
   TouchedSession* find_session(const std::string& id);
+  uint32_t stored_number(const std::string& id);
   TouchedSession& touch_session(const std::string& id, const SourceFile& file);
   std::string resolve_session(const SourceFile& file, FileState& state, const LineRecords& rec);
   void add_header(const SourceFile& file, const std::string& sid, const LineRecords& rec);

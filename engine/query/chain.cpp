@@ -60,6 +60,12 @@ SessionRec load_session(const IndexReader& reader, const std::string& sid) {
 Chain walk_back(const IndexReader& reader, const MessageRec& start, size_t depth, size_t max_chars) {
   Chain chain;
   const std::string sid = session_of_message_key(start.key);
+  // Every hop stays in the session: its msg_uuid range, found once.
+  const std::optional<uint32_t> number = find_session_number(reader.txn(), reader.db(), sid);
+  auto stored = [&](std::string_view uuid) -> std::optional<std::string_view> {
+    if (!number) return std::nullopt;
+    return reader.txn().get(reader.db().msg_uuid, message_uuid_key(*number, uuid));
+  };
   std::unordered_set<std::string> seen{start.uuid};
   MessageRec at = start;
   for (;;) {
@@ -69,12 +75,12 @@ Chain walk_back(const IndexReader& reader, const MessageRec& start, size_t depth
     ChainLink via = ChainLink::Parent;
     if (!at.parent_uuid.empty()) {
       next = at.parent_uuid;
-      key = find_message_key(reader.txn(), reader.db(), sid, next);
+      key = stored(next);
     }
     if (!key && !at.logical_parent_uuid.empty()) {
       next = at.logical_parent_uuid;
       via = ChainLink::LogicalParent;
-      key = find_message_key(reader.txn(), reader.db(), sid, next);
+      key = stored(next);
     }
     if (next.empty()) {
       chain.end = ChainEnd::Root;
