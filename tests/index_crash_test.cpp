@@ -151,7 +151,7 @@ TEST_CASE("index: kill -9 while a fresh index is being created then one more run
     CHECK_SAME_INDEX(idx, ref_fp);
     fs::remove_all(idx);
   };
-  for (int i = 0; i < 10; ++i) {
+  for (int i : sweep({0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, {0, 1, 2, 3})) {
     // Kill the moment the search database being created in a directory other than records/ has
     // a temporary file (a version file written and synced before its atomic rename), or has files
     // at all for the odd trials.
@@ -167,6 +167,6 @@ TEST_CASE("index: kill -9 while a fresh index is being created then one more run
       }
     });
   }
-  for (int us = 0; us <= 12000; us += 500)
+  for (int us : sweep_range(0, 12000, 500, 2000))
     trial("t" + std::to_string(us), [us](const std::string&) { std::this_thread::sleep_for(std::chrono::microseconds(us)); });
 }

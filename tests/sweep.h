@@ -26,3 +26,11 @@ template <typename T>
 std::vector<T> sweep(std::initializer_list<T> all, std::initializer_list<T> sanitized) {
   return kSanitizedBuild ? std::vector<T>(sanitized) : std::vector<T>(all);
 }
+
+// first, first + step, ... up to last: every `step` in the plain build, every `sanitized_step` under
+// the sanitizers.
+inline std::vector<int> sweep_range(int first, int last, int step, int sanitized_step) {
+  std::vector<int> out;
+  for (int v = first; v <= last; v += kSanitizedBuild ? sanitized_step : step) out.push_back(v);
+  return out;
+}
