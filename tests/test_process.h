@@ -17,6 +17,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -114,12 +115,14 @@ inline int spawn(const std::string& path, std::vector<char*>& argv, std::vector<
 // leak-checks the first run of each command with each set of flags (its shape: `osearch keyword
 // --index --no-refresh`, without terms, paths or flag values), and the others run without.
 inline bool first_run_of_this_shape(const std::string& path, const std::vector<std::string>& args) {
+  static std::mutex lock;  // a test may start children from several threads
   static std::set<std::string> seen;  // per test process: one ctest entry is one test file
   std::string shape = path;
   bool command = false;
   for (const auto& a : args)
     if (a.rfind("-", 0) == 0) shape += ' ' + a.substr(0, a.find('='));
     else if (!command) shape += ' ' + a, command = true;
+  std::lock_guard<std::mutex> hold(lock);
   return seen.insert(shape).second;
 }
 
