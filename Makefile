@@ -40,7 +40,7 @@ test: build
 # The freed-memory quarantine is 64 MB, not ASan's 256 MB: a test process grew to ~970 MB and each fork
 # of it (the kill -9 tests) copied its page tables; a use after free is still caught unless 64 MB were
 # freed in between. New allocations are filled with garbage up to 512 bytes, not 4 KB (every small object
-# whole): together the kill -9 tests run a fifth faster.
+# whole): together the kill -9 tests run a sixth faster (index_finish_test under ASan 62 -> 52 s).
 ASAN_TEST_OPTIONS ?= detect_leaks=1:new_delete_type_mismatch=0:quarantine_size_mb=64:max_malloc_fill_size=512
 # Leaks inside Xapian's failed compactions (a library bug too): tests/lsan.supp.
 LSAN_TEST_OPTIONS ?= suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0

@@ -256,7 +256,7 @@ TEST_CASE("damage: random bytes in the middle of data.mdb are an error or a soun
       CHECK(r.term_signal == 0);
       CHECK((r.exit_code == 0 || r.exit_code == 1));
       if (r.exit_code == 1) CHECK(r.err.find("\"kind\":\"index-damaged\"") != std::string::npos);
-      }
+    }
     RunResult chk = c.run({"check"}, idx, false, as_released());
     INFO("page " << page << ": check\n" << chk.out);
     CHECK(chk.term_signal == 0);

@@ -8,7 +8,7 @@ using namespace osearch_test;
 
 namespace {
 
-// The ASAN_OPTIONS a child started with these arguments sees ("" when unset).
+// The ASAN_OPTIONS a child started with these arguments sees.
 std::string child_asan_options(const std::vector<std::string>& args) {
   RunOptions opt;
   opt.env["ASAN_OPTIONS"] = "verbosity=0";
