@@ -68,7 +68,7 @@ IngestBatch::TouchedSession& IngestBatch::touch_session(const std::string& id, c
   if (auto full = full_ids_.find(id); full != full_ids_.end()) t.rec.full_id = full->second;
   t.rec.agent = file.agent;
   t.rec.project = file.project;
-  if (stored(store_.db().sessions, id)) t.number = stored_number(id);  // (find_session found none that decodes)
+  t.number = stored_number(id);  // (find_session found no record that decodes; a number may still be stored)
   TouchedSession& s = sessions_.emplace(id, std::move(t)).first->second;
   if (auto early = early_facts_.find(id); early != early_facts_.end()) {
     for (const auto& f : early->second) apply_fact(s, f);
@@ -170,8 +170,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   if (auto it = message_by_uuid_.find(uuid_key); it != message_by_uuid_.end()) {
     existing_key = messages_[it->second].rec.key;
     same_content = messages_[it->second].text == m.text;
-  } else if (auto key = stored_as ? reader().get(store_.db().msg_uuid, message_uuid_key(stored_as, m.uuid))
-                                  : std::nullopt) {
+  } else if (auto key = stored_as ? find_message_key(reader(), store_.db(), stored_as, m.uuid) : std::nullopt) {
     existing_key = std::string(*key);
     // Stored in an earlier batch: its text is in the log; a repeat has the same length.
     if (auto bytes = reader().get(store_.db().messages, existing_key))

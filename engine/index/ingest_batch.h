@@ -82,9 +82,9 @@ class IngestBatch {
     int64_t committed_ended_at = 0;  // to move its sess_by_time key
     bool exists_in_store = false;
     std::vector<std::string> committed_titles;  // what its title document holds
-    // engine/store/session_numbers.h. A session with a record under its id: its stored number, read
-    // when touched. Any other (a cold build's sessions: none of their messages can be stored yet, so
-    // their uuids need no lookup): 0 until the flush gives it one.
+    // engine/store/session_numbers.h: its stored number, read when touched. 0 when it has none (a
+    // cold build's sessions: none of their messages can be stored yet, so their uuids need no
+    // lookup) until the flush gives it one.
     uint32_t number = 0;
     bool number_is_new = false;  // to write with the batch's records
   };

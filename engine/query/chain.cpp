@@ -64,7 +64,7 @@ Chain walk_back(const IndexReader& reader, const MessageRec& start, size_t depth
   const std::optional<uint32_t> number = find_session_number(reader.txn(), reader.db(), sid);
   auto stored = [&](std::string_view uuid) -> std::optional<std::string_view> {
     if (!number) return std::nullopt;
-    return reader.txn().get(reader.db().msg_uuid, message_uuid_key(*number, uuid));
+    return find_message_key(reader.txn(), reader.db(), *number, uuid);
   };
   std::unordered_set<std::string> seen{start.uuid};
   MessageRec at = start;

@@ -206,7 +206,7 @@ std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 
 // edge (keyed by the session id, each new session dirtied a page of its own all over a growing tree:
 // a tree of many short sessions built several times slower). A session's entries stay together, and
 // a uuid alone is found through the message documents' uuid term (text_index.h,
-// sessions_with_uuid_term). find_message_key (session_numbers.h) looks one up by session id.
+// sessions_with_uuid_term). find_message_key (session_numbers.h) looks one up by session id or number.
 // Without a uuid: the prefix of the session's entries.
 std::string message_uuid_key(uint32_t session_number, std::string_view uuid = {});
 std::string file_key(std::string_view path);                   // key of `files`

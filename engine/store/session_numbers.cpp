@@ -38,7 +38,12 @@ std::optional<std::string_view> find_message_key(const LmdbTxn& txn, const Dbis&
                                                  std::string_view uuid) {
   auto number = find_session_number(txn, db, session_id);
   if (!number) return std::nullopt;
-  return txn.get(db.msg_uuid, message_uuid_key(*number, uuid));
+  return find_message_key(txn, db, *number, uuid);
+}
+
+std::optional<std::string_view> find_message_key(const LmdbTxn& txn, const Dbis& db, uint32_t session_number,
+                                                 std::string_view uuid) {
+  return txn.get(db.msg_uuid, message_uuid_key(session_number, uuid));
 }
 
 std::optional<std::string> session_of_number(const LmdbTxn& txn, const Dbis& db, uint32_t number) {

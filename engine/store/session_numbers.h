@@ -36,6 +36,9 @@ uint32_t ensure_session_number(LmdbTxn& w, const Dbis& db, std::string_view sess
 // nullopt when either is not stored. The view lives as long as the transaction.
 std::optional<std::string_view> find_message_key(const LmdbTxn& txn, const Dbis& db, std::string_view session_id,
                                                  std::string_view uuid);
+// The same for a caller that holds the session's number already.
+std::optional<std::string_view> find_message_key(const LmdbTxn& txn, const Dbis& db, uint32_t session_number,
+                                                 std::string_view uuid);
 // The number after `last`; throws when the numbers ran out (4 billion sessions in one env).
 uint32_t next_session_number(uint32_t last);
 
