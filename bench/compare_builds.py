@@ -28,6 +28,7 @@ QUERIES = [
     ("keyword prefix", ["keyword", "test*"], None),
     ("list", ["list"], None),
     ("status", ["status"], None),
+    ("index, nothing to do", ["index"], None),
 ]
 
 

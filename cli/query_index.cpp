@@ -2,8 +2,7 @@
 #include "cli/query_index.h"
 
 #include <cstdio>
-#include <pthread.h>
-#include <sched.h>
+#include <future>
 #include <string>
 #include <system_error>
 
@@ -13,6 +12,7 @@
 #include "engine/index/watch_beat.h"
 #include "engine/query/memories.h"
 #include "engine/store/errors.h"
+#include "ingest/worker_thread.h"
 
 namespace osearch {
 namespace {
@@ -55,17 +55,6 @@ uint64_t refresh_run(const Context& ctx, bool& stale, const WatchCheck* known = 
   }
 }
 
-// A thread woken for a few milliseconds stays on its waker's CPU, behind the query: the walker
-// moves to the others (measured: without this it ran after the query more often than beside it).
-void run_off_cpu(int busy_cpu) {
-  cpu_set_t all, others;
-  CPU_ZERO(&others);
-  if (busy_cpu < 0 || sched_getaffinity(0, sizeof all, &all) != 0) return;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &all) && c != busy_cpu) CPU_SET(c, &others);
-  if (CPU_COUNT(&others) > 0) pthread_setaffinity_np(pthread_self(), sizeof others, &others);
-}
-
 }  // namespace
 
 uint64_t refresh_before_query(const Context& ctx, bool& stale) {
@@ -100,11 +89,12 @@ bool QueryIndex::open_checking() {
   if (!record) return false;
   // The walker starts first: the newest sources are stat'ed while it is under way.
   walk_ = std::make_shared<SourceWalk>(std::string(*record), ctx_.roots);  // its own copy of the record
+  // (On another CPU than the query's from its start: ingest/worker_thread.h.)
   try {
-    walker_ = std::async(std::launch::async, [walk = walk_, query_cpu = sched_getcpu()] {
-      run_off_cpu(query_cpu);
-      walk->work();
-    });
+    std::packaged_task<void()> walk([walk = walk_] { walk->work(); });
+    std::future<void> done = walk.get_future();
+    walker_thread_ = start_worker<std::jthread>(std::move(walk));
+    walker_ = std::move(done);
   } catch (const std::system_error&) {
     // No second thread: confirm() walks it all.
   }
@@ -112,6 +102,7 @@ bool QueryIndex::open_checking() {
     walk_->abandon();
     if (walker_.valid()) walker_.wait();  // its exception, if any, goes with it: the refresh decides
     walker_ = {};
+    walker_thread_ = {};
     walk_.reset();
     return false;
   }

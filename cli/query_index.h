@@ -3,6 +3,7 @@
 
 #include <future>
 #include <memory>
+#include <thread>
 #include <type_traits>
 
 #include "cli/options.h"
@@ -72,8 +73,9 @@ class QueryIndex {
   std::unique_ptr<IndexReader> own_;
   IndexReader* reader_ = nullptr;
   std::shared_ptr<SourceWalk> walk_;  // the stat walk of every recorded source, shared with walker_
-  std::future<void> walker_;
-  bool changed_ = false;  // the walk found a change, and no refresh has run since
+  std::future<void> walker_;  // the walk's end, its exception included
+  bool changed_ = false;      // the walk found a change, and no refresh has run since
+  std::jthread walker_thread_;  // last: joined before the members above go
 };
 
 }  // namespace osearch
