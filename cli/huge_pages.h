@@ -15,8 +15,12 @@ std::chrono::nanoseconds page_fault_cost();
 inline constexpr std::chrono::nanoseconds kDearPageFault{5000};
 bool wants_huge_pages(std::string_view command, std::chrono::nanoseconds fault);
 
-// Turns huge pages off for this process unless `keep`. Best effort: an old kernel just says no.
+// Turns huge pages on (`keep`) or off for this process; they are off until this is called (a preinit
+// function of the executable turns them off before jemalloc starts). A parent that turned them off
+// (a build tool, a service manager) keeps them off. Best effort: an old kernel just says no.
 void keep_huge_pages(bool keep);
+// Whether this process started with huge pages turned off by its parent.
+bool huge_pages_off_by_parent();
 
 // keep_huge_pages(wants_huge_pages(command, page_fault_cost())), without the probe for a command
 // that never keeps them. jemalloc asks for huge pages on every extent (malloc_conf in cli/main.cpp):

@@ -11,6 +11,8 @@
 #include <immintrin.h>
 #endif
 
+#include "engine/store/cpu_features.h"
+
 namespace osearch {
 namespace {
 
@@ -152,8 +154,8 @@ size_t LiteralFilter::find_sse2(const char* hay, size_t last, size_t& pos) const
 
 LiteralFilter::Vectors LiteralFilter::best_vectors() {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("avx512bw")) return Vectors::Avx512;
-  if (__builtin_cpu_supports("avx2")) return Vectors::Avx2;
+  if (cpu::has_avx512bw()) return Vectors::Avx512;
+  if (cpu::has_avx2()) return Vectors::Avx2;
   return Vectors::Sse2;
 #else
   return Vectors::None;

@@ -7,6 +7,8 @@
 #include <nmmintrin.h>
 #endif
 
+#include "engine/store/cpu_features.h"
+
 namespace osearch {
 namespace {
 
@@ -48,7 +50,7 @@ __attribute__((target("sse4.2"))) uint32_t crc32c_sse42(uint32_t crc, std::strin
 
 uint32_t crc32c(std::string_view bytes) {
 #if defined(__x86_64__)
-  if (__builtin_cpu_supports("sse4.2")) return ~crc32c_sse42(~0u, bytes);
+  if (cpu::has_sse42()) return ~crc32c_sse42(~0u, bytes);
 #endif
   return ~crc32c_table(~0u, bytes);
 }
