@@ -5,7 +5,14 @@
 #pragma once
 
 #if defined(__x86_64__)
+#if defined(__clang__)
+// glibc 2.36's header spells C's `_Bool`, which GCC's C++ accepts and clang's does not (the fuzz build).
+#define _Bool bool
 #include <sys/platform/x86.h>
+#undef _Bool
+#else
+#include <sys/platform/x86.h>
+#endif
 #endif
 
 namespace osearch::cpu {
