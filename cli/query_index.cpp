@@ -100,9 +100,8 @@ bool QueryIndex::open_checking() {
   }
   if (!recent_sources_unchanged(*record, ctx_.roots, kRecentSources)) {
     walk_->abandon();
-    if (walker_.valid()) walker_.wait();  // its exception, if any, goes with it: the refresh decides
+    walker_thread_ = {};  // joined; the walk's exception, if any, goes with walker_: the refresh decides
     walker_ = {};
-    walker_thread_ = {};
     walk_.reset();
     return false;
   }

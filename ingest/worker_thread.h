@@ -8,8 +8,8 @@
 //
 // A new thread is also queued on its creator's CPU, and while the creator stays busy there it
 // waited 0.3-3 ms on this project's 2-CPU VMs before the scheduler moved it: most of a 4 ms stat
-// walk done by one thread instead of two (docs/BENCHMARKS.md, "Worker threads started on another
-// CPU"). So a worker starts on another CPU its creator may use, then widens its mask back to the
+// walk done by one thread instead of two (docs/BENCHMARKS.md, "A fast VM": bench/thread_start).
+// So a worker starts on another CPU its creator may use, then widens its mask back to the
 // creator's, free to move like any other thread.
 #pragma once
 
