@@ -232,19 +232,28 @@ struct MatchCount {
 // session of the first SessionSample::kSample (unless the decider reads more). Past the bound no pass
 // can make a collapsed `total` exact, so the ranked pass need only check the page: Xapian then skips,
 // by weight, the documents that cannot reach it before reading their session and time values (at
-// 2 GB `error`, 42,287 messages: 40 -> 18 ms).
-MatchCount count_matches(const Xapian::Database& db, const Xapian::Query& q, Xapian::doccount bound,
-                         const Xapian::MatchDecider* md) {
-  Xapian::Enquire count(db);
-  count.set_query(q);
-  count.set_weighting_scheme(Xapian::BoolWeight());
+// 2 GB `error`, 42,287 messages: 40 -> 18 ms). One database at a time, each told how many more
+// matches settle it: over several at once Xapian goes on to the last match (at 2 GB, `the`: 10 ms
+// for what two databases counted one after the other settle in 1 ms).
+MatchCount count_matches(const std::vector<Xapian::Database>& databases, const Xapian::Query& q,
+                         Xapian::doccount bound, const Xapian::MatchDecider* md) {
   SessionSample sample;
-  count.add_matchspy(&sample);
-  const Xapian::MSet m = count.get_mset(0, 0, bound + 1, nullptr, md);
+  Xapian::doccount at_least = 0;  // matches seen (each database's lower bound, summed)
+  double estimated = 0;
+  for (const Xapian::Database& db : databases) {
+    Xapian::Enquire count(db);
+    count.set_query(q);
+    count.set_weighting_scheme(Xapian::BoolWeight());
+    count.add_matchspy(&sample);
+    // Once past the bound, the rest are only estimated (from their term frequencies, no document read).
+    const Xapian::doccount wanted = at_least > bound ? 0 : bound + 1 - at_least;
+    const Xapian::MSet m = count.get_mset(0, 0, wanted, nullptr, md);
+    at_least += m.get_matches_lower_bound();
+    estimated += m.get_matches_estimated();
+  }
   MatchCount out;
-  out.more = m.get_matches_lower_bound() > bound;
-  // Xapian goes on to the last match over several databases; over one it stops past the bound.
-  const double documents = std::max<double>(sample.docs(), m.get_matches_estimated());
+  out.more = at_least > bound;
+  const double documents = std::max<double>(sample.docs(), estimated);
   if (out.more) out.sessions_estimate = sample.sessions_for(documents);
   return out;
 }
@@ -306,7 +315,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     const DocumentEpochs no_epochs;
     const HitDecider scope_only(&scope, no_epochs, &reader, &f);
     const Xapian::MatchDecider* count_md = !any_epoch ? md : scope_only.active() ? &scope_only : nullptr;
-    counted = count_matches(db, q, bound + static_cast<Xapian::doccount>(any_epoch ? old_docs : 0), count_md);
+    counted = count_matches(reader.databases(), q, bound + static_cast<Xapian::doccount>(any_epoch ? old_docs : 0), count_md);
     countable = !counted.more;
   }
   timer.mark("count");

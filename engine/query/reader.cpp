@@ -93,7 +93,9 @@ void IndexReader::open_parts(const std::string& dir) {
   runs_cover_messages_ = !dbs.parts.empty();
   titles_at_.reset();
   if (dbs.titles) titles_at_ = dbs.parts.size() - 1;  // added last (open_index_databases)
+  databases_.clear();
   for (const auto& [name, one] : dbs.parts) {
+    databases_.push_back(one);
     std::optional<SessionRuns> runs;
     if (auto kept = txn_->get(db().meta, std::string(kSessionRunsPrefix) + name)) runs = SessionRuns::for_database(*kept, one);
     if (!runs && name != layout.titles) runs_cover_messages_ = false;
@@ -128,6 +130,7 @@ void IndexReader::open_memories(const std::string& dir) {
   memory_generation_ = snapshot.generation();
   if (std::optional<Xapian::Database> db = open_memory_text(dir)) {
     xapian_.add_database(*db);
+    databases_.push_back(*db);
     runs_.emplace_back();  // memories have no session: their documents read their own value
   }
 }

@@ -36,6 +36,9 @@ class IndexReader {
   // so the runs read for the opened ones are dropped.
   void reopen_xapian();
   const Xapian::Database& xapian() const { return xapian_; }
+  // The databases xapian() combines, in its order (the same handles). A count that may stop early
+  // goes through them one at a time: over several at once, Xapian goes on to the last match.
+  const std::vector<Xapian::Database>& databases() const { return databases_; }
   const TextLogReader& text() const { return *text_; }
   const std::string& dir() const { return store_.dir(); }
   // Epochs of re-read sessions: documents of an older epoch are not answers (see text_index.h).
@@ -90,6 +93,7 @@ class IndexReader {
   Store store_;
   std::unique_ptr<LmdbTxn> txn_;
   Xapian::Database xapian_;
+  std::vector<Xapian::Database> databases_;  // what xapian_ combines
   uint64_t message_docs_ = 0;  // in the message databases: older epochs' too
   std::vector<std::optional<SessionRuns>> runs_;  // per database of xapian_, in its order
   bool runs_cover_messages_ = false;
