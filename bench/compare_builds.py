@@ -26,6 +26,8 @@ QUERIES = [
     ("content -F brackets", ["content", "-F", "[0]"], ["rg", "-l", "-F", "[0]"]),
     ("keyword two words", ["keyword", "error handling"], None),
     ("keyword prefix", ["keyword", "test*"], None),
+    ("keyword dense word", ["keyword", "the"], None),
+    ("keyword short prefix", ["keyword", "migrat*"], None),
     ("list", ["list"], None),
     ("status", ["status"], None),
     ("index, nothing to do", ["index"], None),
