@@ -90,6 +90,24 @@ TEST_CASE("limits: keyword totals beyond the exact-count bound are flagged as es
   CHECK(keyword(ix, "zebrafish", 1).total == 40);
 }
 
+TEST_CASE("limits: past the bound, a total over several databases is estimated from each", "[hardening][query]") {
+  // 150 sessions of 8 matches in the first run, 50 in a second (a fresh shard beside the main
+  // database): each database is counted to the bound and the rest of it estimated from the share
+  // of its document ids passed, so the estimate stays near the 200 sessions.
+  SyntheticIndex ix(sessions_with("kiwi", 150, 8));
+  ix.add(150, sessions_with("kiwi", 50, 8));
+  REQUIRE(IndexReader(ix.idx).databases().size() >= 3);  // main, shard, titles
+  for (size_t bound : {size_t{100}, size_t{400}}) {
+    INFO("bound " << bound);
+    QueryResult r = keyword(ix, "kiwi", 3, false, bound);
+    CHECK_FALSE(r.total_exact);
+    CHECK(r.total >= 170);
+    CHECK(r.total <= 230);
+  }
+  CHECK(keyword(ix, "kiwi", 3).total == 200);
+  CHECK(keyword(ix, "kiwi", 3).total_exact);
+}
+
 TEST_CASE("limits: a session total is exact when the matches fit the bound, however loose Xapian's", "[hardening][query]") {
   // 40 sessions say "alpha" 8 times, 40 more "beta"; only each alpha session's first message says
   // both. Xapian bounds "alpha beta" by the rarer term (320 documents), above a bound of 100, yet

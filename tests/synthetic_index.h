@@ -47,6 +47,13 @@ struct SyntheticIndex {
     REQUIRE(osearch::run_index(idx, {{"claude", src}}, osearch::IndexOptions{}).bad_lines == 0);
   }
 
+  // Adds sessions numbered from `first` (a later run: their documents go to a fresh shard) and
+  // indexes again.
+  void add(size_t first, const std::vector<std::vector<std::string>>& sessions) {
+    for (size_t k = 0; k < sessions.size(); ++k) write_file(path_of(first + k), lines_of(first + k, sessions[k], "a-", 3));
+    REQUIRE(osearch::run_index(idx, {{"claude", src}}, osearch::IndexOptions{}).bad_lines == 0);
+  }
+
   static std::string sid_of(size_t s) {
     char sid[64];
     std::snprintf(sid, sizeof sid, "%08zu-1111-4222-8333-444444444444", s);
