@@ -57,8 +57,12 @@ std::string epoch_value(uint32_t epoch) {
 }
 
 bool is_live(const Xapian::Document& doc, const DocumentEpochs& epochs) {
+  return epochs.empty() || is_live(doc, doc.get_value(kSlotSession), epochs);
+}
+
+bool is_live(const Xapian::Document& doc, const std::string& session_value, const DocumentEpochs& epochs) {
   if (epochs.empty()) return true;
-  const uint32_t* current = epochs.find(doc.get_value(kSlotSession));
+  const uint32_t* current = epochs.find(session_value);
   if (!current || doc.get_value(kSlotKey).empty()) return true;
   std::string v = doc.get_value(kSlotEpoch);
   uint32_t epoch = v.size() == 4 ? get_be32(v) : 0;

@@ -82,6 +82,9 @@ class DocumentEpochs {
 };
 // Is `doc` a current document? (Title documents always are.)
 bool is_live(const Xapian::Document& doc, const DocumentEpochs& epochs);
+// The same for a document whose session value the caller has read: each value read seeks its
+// slot's chunk again (Xapian keeps none).
+bool is_live(const Xapian::Document& doc, const std::string& session_value, const DocumentEpochs& epochs);
 
 // A boolean term, lower-cased; bounded to kMaxBooleanTermBytes (Xapian's limit is ~245 bytes) by
 // hashing the tail of a longer value, identically on the index and the query side.

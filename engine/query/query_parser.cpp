@@ -133,25 +133,7 @@ class Parser {
     std::vector<Xapian::Query> terms;
     terms.reserve(kept.size());
     for (auto& [freq, term] : kept) terms.emplace_back(std::move(term));
-    return nested_synonym(std::move(terms));
-  }
-
-  // One synonym of `qs`, nested kFanout wide: Xapian 1.4 sets up an OR of n postings lists in
-  // O(n^2) per database and pass (256 terms: 1 ms; nested 16 x 16: 0.3 ms), for the same matches,
-  // wdf and weights.
-  static Xapian::Query nested_synonym(std::vector<Xapian::Query> qs) {
-    constexpr size_t kFanout = 16;
-    if (qs.empty()) return Xapian::Query::MatchNothing;
-    while (qs.size() > kFanout) {
-      std::vector<Xapian::Query> groups;
-      for (size_t i = 0; i < qs.size(); i += kFanout) {
-        const auto first = qs.begin() + static_cast<std::ptrdiff_t>(i);
-        const auto last = qs.begin() + static_cast<std::ptrdiff_t>(std::min(qs.size(), i + kFanout));
-        groups.push_back(last - first == 1 ? *first : Xapian::Query(Xapian::Query::OP_SYNONYM, first, last));
-      }
-      qs = std::move(groups);
-    }
-    return qs.size() == 1 ? qs[0] : Xapian::Query(Xapian::Query::OP_SYNONYM, qs.begin(), qs.end());
+    return synonym_tree(std::move(terms));
   }
 
   bool field_query(const std::string& field, const std::string& value, Xapian::Query& q) {
@@ -258,6 +240,24 @@ class Parser {
 };
 
 }  // namespace
+
+// Nested kFanout wide: Xapian 1.4 sets up an OR of n postings lists in
+// O(n^2) per database and pass (256 terms: 1 ms; nested 16 x 16: 0.3 ms), for the same matches,
+// wdf and weights.
+Xapian::Query synonym_tree(std::vector<Xapian::Query> qs) {
+  constexpr size_t kFanout = 16;
+  if (qs.empty()) return Xapian::Query::MatchNothing;
+  while (qs.size() > kFanout) {
+    std::vector<Xapian::Query> groups;
+    for (size_t i = 0; i < qs.size(); i += kFanout) {
+      const auto first = qs.begin() + static_cast<std::ptrdiff_t>(i);
+      const auto last = qs.begin() + static_cast<std::ptrdiff_t>(std::min(qs.size(), i + kFanout));
+      groups.push_back(last - first == 1 ? *first : Xapian::Query(Xapian::Query::OP_SYNONYM, first, last));
+    }
+    qs = std::move(groups);
+  }
+  return qs.size() == 1 ? qs[0] : Xapian::Query(Xapian::Query::OP_SYNONYM, qs.begin(), qs.end());
+}
 
 std::string WildcardExpansion::describe() const {
   return "wildcard '" + pattern + "' used the " + std::to_string(used) + " most frequent of its " +

@@ -37,6 +37,10 @@ struct ParsedQuery {
 // Throws BadInput on an unusable query (e.g. nothing but operators).
 ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database& db);
 
+// One OP_SYNONYM of `qs` (one term stays itself, none matches nothing), built as a tree so that
+// Xapian 1.4 does not set up one flat OR of them (O(n^2) per database and pass).
+Xapian::Query synonym_tree(std::vector<Xapian::Query> qs);
+
 // Splits a query line into tokens: quoted phrases stay whole (quotes kept).
 std::vector<std::string> split_query_tokens(const std::string& text);
 

@@ -23,6 +23,11 @@ struct KeywordOptions {
   // Collapse by the index's session runs when it keeps them (engine/index/session_runs.h); off,
   // Xapian collapses by each match's value (tests compare the two).
   bool session_runs = true;
+  // How session-level filters (--project, --session, --model, --cwd) refuse documents: a decider
+  // reading each candidate's session, or, for at most SessionScope::kFew sessions, their terms in
+  // the query; by default whichever costs less (keyword.cpp). Tests compare the two.
+  enum class Scope { ByCost, Decider, Terms };
+  Scope scope = Scope::ByCost;
 };
 
 struct ContentOptions {
@@ -69,9 +74,15 @@ class SessionScope {
   SessionScope(const IndexReader& reader, const Filters& filters, Key key = Key::Id);
   bool active() const { return active_; }
   bool allows(std::string_view key) const;
+  // The allowed sessions' ids when there are at most kFew of them, else null (and null when no
+  // filter applies): keyword filters by their terms then, instead of reading each candidate's session.
+  static constexpr size_t kFew = 256;
+  const std::vector<std::string>* few() const { return active_ && !many_ ? &few_ : nullptr; }
 
  private:
   bool active_ = false;
+  bool many_ = false;
+  std::vector<std::string> few_;
   Key key_;
   // Asked with views: allows() takes the text log's key, no string made per entry.
   IdSet allowed_;                            // Key::Id

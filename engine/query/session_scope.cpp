@@ -54,16 +54,23 @@ SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key)
   // instead of a lookup from the root per session.
   LmdbCursor numbers(reader.txn(), reader.db().session_numbers);
   const uint32_t last = last_session_number(reader.txn(), reader.db());  // (no number past it is given)
+  const auto keep = [&](std::string_view id) {
+    if (few_.size() == kFew) many_ = true;
+    if (!many_) few_.emplace_back(id);
+  };
   for_each_matching_session(reader, f, [&](std::string_view, const SessionFacets& s) {
     if (key == Key::Id) {
       allowed_.insert(std::string(s.id));
+      keep(s.id);
     } else if (numbers.seek(s.id) && numbers.key() == s.id && numbers.value().size() == 4) {
       const uint32_t n = get_be32(numbers.value());
       if (n > last) return;
       if (n >= numbers_.size()) numbers_.resize(size_t{n} + 1);
       numbers_[n] = true;
+      keep(s.id);
     }
   });
+  if (many_) few_ = {};
 }
 
 bool SessionScope::allows(std::string_view key) const {

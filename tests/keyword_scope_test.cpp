@@ -1,0 +1,107 @@
+// `keyword` with session-level filters: a decider reading each candidate's session, or (for a few
+// sessions) their terms in the query, whichever costs less. Both must give the same answer: the
+// same hits, scores, counts and totals, by session and by message, on every page and sort.
+#include "tests/index_fixture.h"
+
+#include "engine/query/memories.h"
+#include "engine/query/search.h"
+#include "tests/synthetic_index.h"
+
+namespace {
+
+struct Asked {
+  std::string query;
+  FilterArgs args;
+  bool by_message = false;
+  std::string sort = "relevance";
+};
+
+QueryResult ask(const std::string& idx, const Asked& a, KeywordOptions::Scope scope) {
+  IndexReader reader(idx);
+  KeywordOptions o;
+  o.by_message = a.by_message;
+  o.sort = a.sort;
+  o.scope = scope;
+  return run_keyword(reader, a.query, parse_filters(a.args, 0, 20), o);
+}
+
+std::string answer_of(const QueryResult& r) {
+  std::string out = "total=" + std::to_string(r.total) + (r.total_exact ? " exact" : " estimate");
+  for (const Hit& h : r.hits)
+    out += "\n" + (h.memory ? "memory " + h.memory->id + " " : std::string()) + h.session.id + "/" + (h.message ? h.message->uuid : std::string("-")) + " score=" +
+           std::to_string(h.score) + " matches=" + std::to_string(h.match_count) + " " + h.snippet;
+  return out;
+}
+
+void check_alike(const std::string& idx, const Asked& a) {
+  INFO("query '" << a.query << "' by_message " << a.by_message << " sort " << a.sort << " offset " << a.args.offset);
+  const std::string decider = answer_of(ask(idx, a, KeywordOptions::Scope::Decider));
+  CHECK(answer_of(ask(idx, a, KeywordOptions::Scope::Terms)) == decider);
+  CHECK(answer_of(ask(idx, a, KeywordOptions::Scope::ByCost)) == decider);
+}
+
+}  // namespace
+
+TEST_CASE("keyword: a few sessions filter by their terms as the decider does, on real transcripts", "[query]") {
+  TempDir t("scope");
+  const std::string src = t.path() + "/src", idx = t.path() + "/idx";
+  copy_tree(claude_data_dir(), src);
+  index_tree(idx, src);
+  // Memories too: the decider filters them by their own project on either path.
+  for (const std::string project : {"/home/marco/projects/spotter", "/elsewhere/cli-tool", ""}) {
+    const std::string note = t.path() + "/note-" + std::to_string(project.size()) + ".md";
+    write_file(note, "the error in this file was a test of the build");
+    RememberInput in;
+    in.path = note;
+    in.summary = "the file error, remembered";
+    in.project = project;
+    remember_memory(idx, in, 1700000000000);
+  }
+  {
+    Asked a{"remembered", {}};
+    a.args.project = {"spotter"};
+    for (auto scope : {KeywordOptions::Scope::Decider, KeywordOptions::Scope::Terms}) {
+      const QueryResult r = ask(idx, a, scope);
+      REQUIRE(r.hits.size() == 1);  // the spotter memory, not the others
+      CHECK(r.hits[0].memory.has_value());
+    }
+  }
+  for (const std::string project : {"spotter", "cli", "users", "zzz-none"})
+    for (const std::string query : {"the", "error", "file*", "\"the file\"", "test OR build", "remembered OR error"})
+      for (bool by_message : {false, true})
+        for (const std::string sort : {"relevance", "newest"})
+          for (size_t offset : {size_t{0}, size_t{3}}) {
+            Asked a{query, {}, by_message, sort};
+            a.args.project = {project};
+            a.args.offset = offset;
+            a.args.limit = 5;
+            check_alike(idx, a);
+          }
+}
+
+TEST_CASE("keyword: a few sessions filter by their terms as the decider does, past the bound and with re-read sessions",
+          "[query]") {
+  // 300 sessions of 8 messages with the word; --session prefixes pick 10 or 100 of them. Then some
+  // are rewritten (re-read: their older documents stay, of an older epoch, for the decider to refuse).
+  std::vector<std::vector<std::string>> sessions(300);
+  for (size_t s = 0; s < sessions.size(); ++s)
+    for (size_t m = 0; m < 8; ++m)
+      sessions[s].push_back("note " + std::to_string(m) + " about kiwi " + std::string(s % 7 + 1, 'x'));
+  SyntheticIndex ix(sessions);
+  const auto check_all = [&] {
+    for (const std::string prefix : {"0000000", "000001", "00000"})
+      for (bool by_message : {false, true})
+        for (size_t offset : {size_t{0}, size_t{4}}) {
+          Asked a{"kiwi", {}, by_message};
+          a.args.session = {prefix};
+          a.args.offset = offset;
+          a.args.limit = 6;
+          check_alike(ix.idx, a);
+        }
+  };
+  check_all();
+  for (size_t s : {size_t{1}, size_t{12}, size_t{150}})
+    ix.rewrite(s, {"rewritten kiwi", "and again kiwi kiwi"});
+  REQUIRE_FALSE(IndexReader(ix.idx).epochs().empty());
+  check_all();
+}
