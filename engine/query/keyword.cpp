@@ -46,12 +46,17 @@ class HitDecider : public Xapian::MatchDecider {
   bool operator()(const Xapian::Document& doc) const override {
     // A session's document holds its number in the session slot, a memory's "memory/<id>": one
     // value read settles which (each read seeks the slot's chunk), the memory slot only for the rest.
-    std::string session = doc.get_value(kSlotSession);
+    return accepts(doc.get_value(kSlotSession), [&doc]() -> const Xapian::Document& { return doc; });
+  }
+  // The same for a document whose session value is known (from the session runs): `doc()` gives the
+  // document, asked only for a memory's or a re-read session's.
+  template <class GetDocument>
+  bool accepts(const std::string& session, GetDocument&& doc) const {
     if (!number_of_session_value(session)) {
-      if (std::string id = doc.get_value(kSlotMemory); !id.empty())
+      if (std::string id = doc().get_value(kSlotMemory); !id.empty())
         return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
     }
-    if (!is_live(doc, session, epochs_)) return false;
+    if (epochs_.find(session) && !is_live(doc(), session, epochs_)) return false;
     return !scope_ || scope_->allows(session);
   }
 
@@ -358,9 +363,18 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   // With every message database's session runs kept, one pass without Xapian's collapse hands
   // over every match, and the page and tally come from them (keyword_page.h).
   std::optional<std::vector<PageItem>> own;
-  if (two_pass && !md && o.session_runs && reader.has_session_runs()) {
+  if (two_pass && o.session_runs && reader.has_session_runs()) {
     enq.set_collapse_key(Xapian::BAD_VALUENO);
-    own = page_by_own_collapse(enq, check_at_least, offset, limit, reader, tally);
+    // The decider's part is asked here of each match, its session from the runs: no value read but a
+    // memory's or a re-read session's (with one memory in the index, every query went Xapian's way:
+    // at 2 GB `error handling` 8.3 -> 10.5 ms).
+    OwnCollapseFilter accept;
+    if (md)
+      accept = [&](Xapian::docid id, const std::string& value) {
+        std::optional<Xapian::Document> doc;
+        return decider.accepts(value, [&]() -> const Xapian::Document& { return doc ? *doc : doc.emplace(db.get_document(id)); });
+      };
+    own = page_by_own_collapse(enq, check_at_least, offset, limit, reader, tally, accept);
     enq.set_collapse_key(kSlotSession);  // (without `own`, more than check_at_least matched: the passes below decide)
   }
   Xapian::MSet mset;

@@ -140,7 +140,8 @@ std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet
 
 std::optional<std::vector<PageItem>> page_by_own_collapse(Xapian::Enquire& enq, Xapian::doccount check_at_least,
                                                           Xapian::doccount offset, Xapian::doccount limit,
-                                                          const IndexReader& reader, SessionTally& tally) {
+                                                          const IndexReader& reader, SessionTally& tally,
+                                                          const OwnCollapseFilter& accept) {
   const Xapian::MSet all = enq.get_mset(0, check_at_least, check_at_least);
   if (all.size() >= check_at_least) return std::nullopt;
   struct Match {
@@ -153,6 +154,7 @@ std::optional<std::vector<PageItem>> page_by_own_collapse(Xapian::Enquire& enq, 
   for (auto it = all.begin(); it != all.end(); ++it) {
     Match m{*it, it.get_weight(), {}};
     if (!reader.session_value_of_document(m.id, m.value)) m.value = it.get_document().get_value(kSlotSession);
+    if (accept && !accept(m.id, m.value)) continue;
     tally.add(m.value, m.weight, reader.is_title_document(m.id));
     matches.push_back(std::move(m));
   }

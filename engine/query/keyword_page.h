@@ -12,6 +12,7 @@
 
 #include <xapian.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -86,8 +87,11 @@ std::vector<PageItem> page_newest_first(Xapian::Enquire& enq, const Xapian::MSet
 // (by relevance, no collapse key, no decider) that hands over every match: each match's session
 // comes from the reader's session runs (or its value), and `tally` counts them. nullopt, with
 // `tally` untouched, when check_at_least or more matched (not every match was seen).
+// `accept` (if set) is the decider's part, asked of each match with its combined id and session value.
+using OwnCollapseFilter = std::function<bool(Xapian::docid, const std::string& session_value)>;
 std::optional<std::vector<PageItem>> page_by_own_collapse(Xapian::Enquire& enq, Xapian::doccount check_at_least,
                                                           Xapian::doccount offset, Xapian::doccount limit,
-                                                          const IndexReader& reader, SessionTally& tally);
+                                                          const IndexReader& reader, SessionTally& tally,
+                                                          const OwnCollapseFilter& accept = {});
 
 }  // namespace osearch
