@@ -1,6 +1,7 @@
 // `keyword`: BM25 over the Xapian index, one hit per session unless --by message.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <unordered_set>
 
@@ -43,6 +44,8 @@ class HitDecider : public Xapian::MatchDecider {
   // Whether it can refuse a document: a scope, re-read sessions, or memories (checked against the
   // filters by their own project, not a session's).
   bool active() const { return scope_ || !epochs_.empty() || (reader_ && !reader_->memories().empty()); }
+  // Whether it can refuse a document of the reader's databases()[i] (memories are in one of them).
+  bool active_in(size_t i) const { return scope_ || !epochs_.empty() || (reader_ && reader_->is_memory_database(i)); }
   bool operator()(const Xapian::Document& doc) const override {
     // A session's document holds its number in the session slot, a memory's "memory/<id>": one
     // value read settles which (each read seeks the slot's chunk), the memory slot only for the rest.
@@ -213,9 +216,13 @@ void count_session_matches(const IndexReader& reader, const Xapian::Database& db
 class SessionSample : public Xapian::MatchSpy {
  public:
   static constexpr Xapian::doccount kSample = 2000;
+  explicit SessionSample(const IndexReader& reader) : reader_(reader) {}
+  void start_database(size_t i) { database_ = i; }  // the database the next documents come from
   void operator()(const Xapian::Document& doc, double) override {
     last_ = doc.get_docid();
-    if (++docs_ <= kSample) sessions_.insert(doc.get_value(kSlotSession));
+    if (++docs_ > kSample) return;
+    if (!reader_.session_value_in_database(database_, doc.get_docid(), value_)) value_ = doc.get_value(kSlotSession);
+    sessions_.insert(value_);
   }
   Xapian::doccount docs() const { return docs_; }
   Xapian::docid last() const { return last_; }  // the id of the last document shown, in its database
@@ -226,9 +233,30 @@ class SessionSample : public Xapian::MatchSpy {
   }
 
  private:
+  const IndexReader& reader_;
+  size_t database_ = 0;
+  std::string value_;
   Xapian::doccount docs_ = 0;
   Xapian::docid last_ = 0;
   std::unordered_set<std::string> sessions_;
+};
+
+// A HitDecider over one database of the reader's: each document's session from that database's
+// runs, so only a memory's or a re-read session's document is read.
+class DatabaseDecider : public Xapian::MatchDecider {
+ public:
+  DatabaseDecider(const HitDecider& decider, const IndexReader& reader, size_t database)
+      : decider_(decider), reader_(reader), database_(database) {}
+  bool operator()(const Xapian::Document& doc) const override {
+    if (!reader_.session_value_in_database(database_, doc.get_docid(), value_)) value_ = doc.get_value(kSlotSession);
+    return decider_.accepts(value_, [&doc]() -> const Xapian::Document& { return doc; });
+  }
+
+ private:
+  const HitDecider& decider_;
+  const IndexReader& reader_;
+  size_t database_;
+  mutable std::string value_;
 };
 
 struct MatchCount {
@@ -243,18 +271,23 @@ struct MatchCount {
 // 2 GB `error`, 42,287 messages: 40 -> 18 ms). One database at a time, each stopped past the bound:
 // over several at once Xapian goes on to the last match (at 2 GB, `the`: 10 ms for what is settled
 // in 1.5 ms).
-MatchCount count_matches(const std::vector<Xapian::Database>& databases, const Xapian::Query& q,
-                         Xapian::doccount bound, const Xapian::MatchDecider* md) {
-  SessionSample sample;
+MatchCount count_matches(const IndexReader& reader, const Xapian::Query& q, Xapian::doccount bound,
+                         const HitDecider* decider) {
+  SessionSample sample(reader);
   Xapian::doccount at_least = 0;  // each database's lower bound, summed
   double documents = 0;           // each database's count or estimate, summed
-  for (const Xapian::Database& db : databases) {
+  const std::vector<Xapian::Database>& databases = reader.databases();
+  for (size_t i = 0; i < databases.size(); ++i) {
+    const Xapian::Database& db = databases[i];
     Xapian::Enquire count(db);
     count.set_query(q);
     count.set_weighting_scheme(Xapian::BoolWeight());
+    sample.start_database(i);
     count.add_matchspy(&sample);
     const Xapian::doccount before = sample.docs();
-    const Xapian::MSet m = count.get_mset(0, 0, bound + 1, nullptr, md);
+    std::optional<DatabaseDecider> md;
+    if (decider && decider->active_in(i)) md.emplace(*decider, reader, i);
+    const Xapian::MSet m = count.get_mset(0, 0, bound + 1, nullptr, md ? &*md : nullptr);
     at_least += m.get_matches_lower_bound();
     const Xapian::doccount seen = sample.docs() - before;
     if (m.get_matches_lower_bound() == m.get_matches_upper_bound() || seen == 0 || sample.last() == 0)
@@ -347,9 +380,9 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     const uint64_t old_docs = reader.old_epoch_documents();
     const bool any_epoch = old_docs <= bound;
     const DocumentEpochs no_epochs;
-    const HitDecider scope_only(&scope, no_epochs, &reader, &f);
-    const Xapian::MatchDecider* count_md = !any_epoch ? md : scope_only.active() ? &scope_only : nullptr;
-    counted = count_matches(reader.databases(), q, bound + static_cast<Xapian::doccount>(any_epoch ? old_docs : 0), count_md);
+    const HitDecider scope_only(deciding, no_epochs, &reader, &f);
+    const HitDecider* count_decider = !any_epoch ? (md ? &decider : nullptr) : scope_only.active() ? &scope_only : nullptr;
+    counted = count_matches(reader, q, bound + static_cast<Xapian::doccount>(any_epoch ? old_docs : 0), count_decider);
     countable = !counted.more;
   }
   timer.mark("count");

@@ -92,6 +92,7 @@ void IndexReader::open_parts(const std::string& dir) {
   runs_.clear();
   runs_cover_messages_ = !dbs.parts.empty();
   titles_at_.reset();
+  memories_at_.reset();
   if (dbs.titles) titles_at_ = dbs.parts.size() - 1;  // added last (open_index_databases)
   databases_.clear();
   for (const auto& [name, one] : dbs.parts) {
@@ -130,6 +131,7 @@ void IndexReader::open_memories(const std::string& dir) {
   memory_generation_ = snapshot.generation();
   if (std::optional<Xapian::Database> db = open_memory_text(dir)) {
     xapian_.add_database(*db);
+    memories_at_ = databases_.size();
     databases_.push_back(*db);
     runs_.emplace_back();  // memories have no session: their documents read their own value
   }
@@ -149,9 +151,12 @@ bool IndexReader::session_value_of_document(Xapian::docid did, std::string& out)
   // Xapian interleaves the ids of a combination: database i's document d is (d - 1) * n + i + 1.
   const size_t n = runs_.size();
   if (n == 0 || did == 0) return false;
-  const size_t i = (did - 1) % n;
-  if (!runs_[i]) return false;
-  const std::optional<uint32_t> number = runs_[i]->number_of(static_cast<Xapian::docid>((did - 1) / n + 1));
+  return session_value_in_database((did - 1) % n, static_cast<Xapian::docid>((did - 1) / n + 1), out);
+}
+
+bool IndexReader::session_value_in_database(size_t i, Xapian::docid did, std::string& out) const {
+  if (i >= runs_.size() || !runs_[i] || did == 0) return false;
+  const std::optional<uint32_t> number = runs_[i]->number_of(did);
   if (!number) return false;
   out = session_number_value(*number);
   return true;

@@ -39,6 +39,8 @@ class IndexReader {
   // The databases xapian() combines, in its order (the same handles). A count that may stop early
   // goes through them one at a time: over several at once, Xapian goes on to the last match.
   const std::vector<Xapian::Database>& databases() const { return databases_; }
+  // Whether databases()[i] is the memories' text index (the only one holding memory documents).
+  bool is_memory_database(size_t i) const { return memories_at_ == i; }
   const TextLogReader& text() const { return *text_; }
   const std::string& dir() const { return store_.dir(); }
   // Epochs of re-read sessions: documents of an older epoch are not answers (see text_index.h).
@@ -61,6 +63,9 @@ class IndexReader {
   // (engine/index/session_runs.h); false when they cannot say (no runs for its database, a
   // document without a session value): the caller reads the document's value then.
   bool session_value_of_document(Xapian::docid did, std::string& out) const;
+  // The same for document `did` of databases()[i], in that database's own ids (as a decider or a
+  // match spy over it alone sees them).
+  bool session_value_in_database(size_t i, Xapian::docid did, std::string& out) const;
   // Whether the runs cover every message database (keyword's own collapse is worth it then).
   bool has_session_runs() const { return runs_cover_messages_; }
   // Whether document `did` of xapian() is in the titles database (a session's title document).
@@ -98,6 +103,7 @@ class IndexReader {
   std::vector<std::optional<SessionRuns>> runs_;  // per database of xapian_, in its order
   bool runs_cover_messages_ = false;
   std::optional<size_t> titles_at_;  // the titles database's place in xapian_
+  std::optional<size_t> memories_at_;  // the memories' text index's
   DocumentEpochs epochs_;
   std::optional<TextLogReader> text_;
   void open_memories(const std::string& dir);
