@@ -98,7 +98,28 @@ TEST_CASE("keyword: a few sessions filter by their terms as the decider does, pa
     for (size_t m = 0; m < 8; ++m)
       sessions[s].push_back("note " + std::to_string(m) + " about kiwi " + std::string(s % 7 + 1, 'x'));
   SyntheticIndex ix(sessions);
+  std::set<size_t> rewritten;
+  // Every session's matching messages, past the bound too, known here: 8, or 2 once rewritten.
+  const auto check_counts = [&](size_t bound) {
+    Asked a{"kiwi", {}};
+    a.args.limit = 50;
+    a.bound = bound;
+    for (auto scope : {KeywordOptions::Scope::Decider, KeywordOptions::Scope::Terms}) {
+      const QueryResult r = ask(ix.idx, a, scope);
+      REQUIRE(r.hits.size() == 50);
+      size_t rewritten_seen = 0;
+      for (const Hit& h : r.hits) {
+        const size_t s = std::stoul(h.session.id.substr(0, 8));
+        INFO("session " << s << " bound " << bound);
+        CHECK(h.match_count == (rewritten.count(s) ? 2u : 8u));
+        rewritten_seen += rewritten.count(s);
+      }
+      CHECK(rewritten_seen == rewritten.size());  // (their short messages rank them first)
+    }
+  };
   const auto check_all = [&] {
+    check_counts(40);
+    check_counts(KeywordOptions{}.exact_total_docs);
     for (const std::string prefix : {"0000000", "000001", "00000", ""})
       for (bool by_message : {false, true})
         for (size_t offset : {size_t{0}, size_t{4}}) {
@@ -112,8 +133,10 @@ TEST_CASE("keyword: a few sessions filter by their terms as the decider does, pa
         }
   };
   check_all();
-  for (size_t s : {size_t{1}, size_t{12}, size_t{150}})
+  for (size_t s : {size_t{1}, size_t{12}, size_t{150}}) {
     ix.rewrite(s, {"rewritten kiwi", "and again kiwi kiwi"});
+    rewritten.insert(s);
+  }
   REQUIRE_FALSE(IndexReader(ix.idx).epochs().empty());
   check_all();
 }

@@ -3,6 +3,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "engine/query/keyword_page.h"
@@ -143,27 +144,69 @@ class PageTerms {
   std::vector<std::vector<std::string>> held_;
 };
 
-// Per session of `hits`, how many documents match `q` (a ValueCountMatchSpy over the query limited
-// to those sessions).
-std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const IndexReader& reader,
-                                                                      const Xapian::Database& db, const Xapian::Query& q,
+// A HitDecider over one database of the reader's: each document's session from that database's
+// runs, so only a memory's or a re-read session's document is read.
+class DatabaseDecider : public Xapian::MatchDecider {
+ public:
+  DatabaseDecider(const HitDecider& decider, const IndexReader& reader, size_t database)
+      : decider_(decider), reader_(reader), database_(database) {}
+  bool operator()(const Xapian::Document& doc) const override {
+    if (!reader_.session_value_in_database(database_, doc.get_docid(), value_)) value_ = doc.get_value(kSlotSession);
+    return decider_.accepts(value_, [&doc]() -> const Xapian::Document& { return doc; });
+  }
+
+ private:
+  const HitDecider& decider_;
+  const IndexReader& reader_;
+  size_t database_;
+  mutable std::string value_;
+};
+
+// Matching documents per session value, over one database of the reader's: each document's session
+// from that database's runs where they say, else from its value.
+class SessionCounter : public Xapian::MatchSpy {
+ public:
+  SessionCounter(const IndexReader& reader, size_t database, std::unordered_map<std::string, Xapian::doccount>& counts)
+      : reader_(reader), database_(database), counts_(counts) {}
+  void operator()(const Xapian::Document& doc, double) override {
+    if (!reader_.session_value_in_database(database_, doc.get_docid(), value_)) value_ = doc.get_value(kSlotSession);
+    ++counts_[value_];
+  }
+
+ private:
+  const IndexReader& reader_;
+  size_t database_;
+  std::string value_;
+  std::unordered_map<std::string, Xapian::doccount>& counts_;
+};
+
+// Per session of `hits`, how many documents match `q` (the query limited to those sessions), one
+// database at a time, so that the runs name each document's session: no value read but where they
+// cannot say, and the epochs' decider reads only a re-read session's document.
+std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const IndexReader& reader, const Xapian::Query& q,
                                                                       const std::vector<Hit>& hits) {
   std::map<std::string, Xapian::doccount, std::less<>> counts;
   std::vector<Xapian::Query> sessions;
   for (const Hit& h : hits)
     if (!h.memory) sessions.emplace_back(boolean_term(prefix::kSession, h.session.id));
   if (sessions.empty()) return counts;
-  Xapian::Query in_sessions(Xapian::Query::OP_FILTER, q,
-                            Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end()));
-  Xapian::Enquire count(db);
-  count.set_query(in_sessions);
-  count.set_weighting_scheme(Xapian::BoolWeight());
-  Xapian::ValueCountMatchSpy per_session(kSlotSession);
-  count.add_matchspy(&per_session);
+  const Xapian::Query in_sessions(Xapian::Query::OP_FILTER, q,
+                                  Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end()));
   const HitDecider live(nullptr, reader.epochs());
-  count.get_mset(0, 0, db.get_doccount(), nullptr, live.active() ? &live : nullptr);
-  for (auto it = per_session.values_begin(); it != per_session.values_end(); ++it)
-    if (auto sid = reader.session_of_value(*it)) counts.emplace(std::move(*sid), it.get_termfreq());
+  std::unordered_map<std::string, Xapian::doccount> by_value;
+  const std::vector<Xapian::Database>& databases = reader.databases();
+  for (size_t i = 0; i < databases.size(); ++i) {
+    Xapian::Enquire count(databases[i]);
+    count.set_query(in_sessions);
+    count.set_weighting_scheme(Xapian::BoolWeight());
+    SessionCounter per_session(reader, i, by_value);
+    count.add_matchspy(&per_session);
+    std::optional<DatabaseDecider> md;
+    if (live.active_in(i)) md.emplace(live, reader, i);
+    count.get_mset(0, 0, databases[i].get_doccount(), nullptr, md ? &*md : nullptr);
+  }
+  for (const auto& [value, n] : by_value)
+    if (auto sid = reader.session_of_value(value)) counts.emplace(std::move(*sid), n);
   return counts;
 }
 
@@ -205,7 +248,7 @@ void count_session_matches(const IndexReader& reader, const Xapian::Database& db
     return;
   }
   const Xapian::Query title_docs{std::string(prefix::kTitleDoc)};
-  const auto counts = count_in_sessions(reader, db, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), hits);
+  const auto counts = count_in_sessions(reader, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), hits);
   for (Hit& h : hits)
     if (!h.memory)
       if (auto c = counts.find(h.session.id); c != counts.end()) h.match_count = c->second;
@@ -239,24 +282,6 @@ class SessionSample : public Xapian::MatchSpy {
   Xapian::doccount docs_ = 0;
   Xapian::docid last_ = 0;
   std::unordered_set<std::string> sessions_;
-};
-
-// A HitDecider over one database of the reader's: each document's session from that database's
-// runs, so only a memory's or a re-read session's document is read.
-class DatabaseDecider : public Xapian::MatchDecider {
- public:
-  DatabaseDecider(const HitDecider& decider, const IndexReader& reader, size_t database)
-      : decider_(decider), reader_(reader), database_(database) {}
-  bool operator()(const Xapian::Document& doc) const override {
-    if (!reader_.session_value_in_database(database_, doc.get_docid(), value_)) value_ = doc.get_value(kSlotSession);
-    return decider_.accepts(value_, [&doc]() -> const Xapian::Document& { return doc; });
-  }
-
- private:
-  const HitDecider& decider_;
-  const IndexReader& reader_;
-  size_t database_;
-  mutable std::string value_;
 };
 
 struct MatchCount {
