@@ -335,12 +335,15 @@ MatchCount count_matches(const IndexReader& reader, const Xapian::Query& q, Xapi
 // reads the session of every candidate. Setting up a term costs each pass ~5 us per database, a
 // decider's read ~0.3 us per candidate, and a query makes about three passes: at 2 GB `error
 // --project cedar` (89 sessions, 90k candidates) 29 -> 16 ms by terms, `error handling --project
-// tess` (192 sessions, 9k candidates) 17 -> 24 ms, so that one keeps the decider.
-bool few_sessions_pay(const Xapian::Database& db, const Xapian::Query& q, size_t sessions, const IndexReader& reader) {
+// tess` (192 sessions, 9k candidates) 17 -> 24 ms, so that one keeps the decider. `candidates` is
+// Xapian's upper bound on q's matches (from term frequencies), which a query left as it is reuses.
+bool few_sessions_pay(const Xapian::Database& db, const Xapian::Query& q, size_t sessions, const IndexReader& reader,
+                      Xapian::doccount& candidates) {
   Xapian::Enquire bound(db);
   bound.set_query(q);
-  const double candidates = bound.get_mset(0, 0, Xapian::doccount{0}).get_uncollapsed_matches_upper_bound();
-  return static_cast<double>(sessions + 1) * static_cast<double>(reader.databases().size()) * 50 < candidates;
+  candidates = bound.get_mset(0, 0, Xapian::doccount{0}).get_uncollapsed_matches_upper_bound();
+  return static_cast<double>(sessions + 1) * static_cast<double>(reader.databases().size()) * 50 <
+         static_cast<double>(candidates);
 }
 
 QueryResult search_once(IndexReader& reader, const std::string& query, const Filters& f, const KeywordOptions& o) {
@@ -362,7 +365,9 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   const SessionScope scope(reader, scoped, SessionScope::Key::DocumentValue);
   const SessionScope* deciding = &scope;
   const std::vector<std::string>* few = o.scope == KeywordOptions::Scope::Decider ? nullptr : scope.few();
-  if (few && (o.scope == KeywordOptions::Scope::Terms || few_sessions_pay(db, q, few->size(), reader))) {
+  std::optional<Xapian::doccount> upper_bound;  // of q's matches, when already asked
+  Xapian::doccount candidates = 0;
+  if (few && (o.scope == KeywordOptions::Scope::Terms || few_sessions_pay(db, q, few->size(), reader, candidates))) {
     // Their terms filter the query, so Xapian skips to their documents instead of the decider
     // reading every candidate's session. Memories pass to the decider, which filters them.
     std::vector<Xapian::Query> allowed;
@@ -370,6 +375,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     if (!reader.memories().empty()) allowed.emplace_back(boolean_term(prefix::kType, "memory"));
     q = Xapian::Query(Xapian::Query::OP_FILTER, q, synonym_tree(std::move(allowed)));
     deciding = nullptr;
+  } else if (few && o.scope == KeywordOptions::Scope::ByCost) {
+    upper_bound = candidates;  // q stays as it was asked (a wide prefix's bound pass costs 3-9 ms at 2 GB)
   }
 
   Xapian::Enquire enq(db);
@@ -399,7 +406,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   // Xapian's bound from term frequencies (no document read) settles most queries; a count the rest.
   MatchCount counted;
   bool countable = o.by_message || page_end > bound ||
-                   enq.get_mset(0, 0, Xapian::doccount{0}).get_uncollapsed_matches_upper_bound() <= bound;
+                   (upper_bound ? *upper_bound : enq.get_mset(0, 0, Xapian::doccount{0}).get_uncollapsed_matches_upper_bound()) <= bound;
   timer.mark("bound");
   if (!countable) {
     // Telling an older epoch's document from a current one reads its session: most of a count's
