@@ -151,7 +151,7 @@ class DatabaseDecider : public Xapian::MatchDecider {
   DatabaseDecider(const HitDecider& decider, const IndexReader& reader, size_t database)
       : decider_(decider), reader_(reader), database_(database) {}
   bool operator()(const Xapian::Document& doc) const override {
-    if (!reader_.session_value_in_database(database_, doc.get_docid(), value_)) value_ = doc.get_value(kSlotSession);
+    reader_.session_value_in_database(database_, doc, value_);
     return decider_.accepts(value_, [&doc]() -> const Xapian::Document& { return doc; });
   }
 
@@ -169,7 +169,7 @@ class SessionCounter : public Xapian::MatchSpy {
   SessionCounter(const IndexReader& reader, size_t database, std::unordered_map<std::string, Xapian::doccount>& counts)
       : reader_(reader), database_(database), counts_(counts) {}
   void operator()(const Xapian::Document& doc, double) override {
-    if (!reader_.session_value_in_database(database_, doc.get_docid(), value_)) value_ = doc.get_value(kSlotSession);
+    reader_.session_value_in_database(database_, doc, value_);
     ++counts_[value_];
   }
 
@@ -264,7 +264,7 @@ class SessionSample : public Xapian::MatchSpy {
   void operator()(const Xapian::Document& doc, double) override {
     last_ = doc.get_docid();
     if (++docs_ > kSample) return;
-    if (!reader_.session_value_in_database(database_, doc.get_docid(), value_)) value_ = doc.get_value(kSlotSession);
+    reader_.session_value_in_database(database_, doc, value_);
     sessions_.insert(value_);
   }
   Xapian::doccount docs() const { return docs_; }

@@ -151,10 +151,14 @@ bool IndexReader::session_value_of_document(Xapian::docid did, std::string& out)
   // Xapian interleaves the ids of a combination: database i's document d is (d - 1) * n + i + 1.
   const size_t n = runs_.size();
   if (n == 0 || did == 0) return false;
-  return session_value_in_database((did - 1) % n, static_cast<Xapian::docid>((did - 1) / n + 1), out);
+  return session_value_by_runs((did - 1) % n, static_cast<Xapian::docid>((did - 1) / n + 1), out);
 }
 
-bool IndexReader::session_value_in_database(size_t i, Xapian::docid did, std::string& out) const {
+void IndexReader::session_value_in_database(size_t i, const Xapian::Document& doc, std::string& out) const {
+  if (!session_value_by_runs(i, doc.get_docid(), out)) out = doc.get_value(kSlotSession);
+}
+
+bool IndexReader::session_value_by_runs(size_t i, Xapian::docid did, std::string& out) const {
   if (i >= runs_.size() || !runs_[i] || did == 0) return false;
   const std::optional<uint32_t> number = runs_[i]->number_of(did);
   if (!number) return false;

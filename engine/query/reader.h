@@ -63,9 +63,9 @@ class IndexReader {
   // (engine/index/session_runs.h); false when they cannot say (no runs for its database, a
   // document without a session value): the caller reads the document's value then.
   bool session_value_of_document(Xapian::docid did, std::string& out) const;
-  // The same for document `did` of databases()[i], in that database's own ids (as a decider or a
-  // match spy over it alone sees them).
-  bool session_value_in_database(size_t i, Xapian::docid did, std::string& out) const;
+  // The session value of `doc`, a document of databases()[i] as a decider or a match spy over that
+  // database alone sees it (its own ids): from the database's runs where they say, else its value.
+  void session_value_in_database(size_t i, const Xapian::Document& doc, std::string& out) const;
   // Whether the runs cover every message database (keyword's own collapse is worth it then).
   bool has_session_runs() const { return runs_cover_messages_; }
   // Whether document `did` of xapian() is in the titles database (a session's title document).
@@ -94,6 +94,7 @@ class IndexReader {
 
  private:
   void open_parts(const std::string& dir);  // Xapian and the text log, checked against the snapshot
+  bool session_value_by_runs(size_t i, Xapian::docid did, std::string& out) const;  // databases()[i]'s own id
   static std::string fs_name(const std::string& path);
   Store store_;
   std::unique_ptr<LmdbTxn> txn_;

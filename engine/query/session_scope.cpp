@@ -55,8 +55,13 @@ SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key)
   LmdbCursor numbers(reader.txn(), reader.db().session_numbers);
   const uint32_t last = last_session_number(reader.txn(), reader.db());  // (no number past it is given)
   const auto keep = [&](std::string_view id) {
-    if (few_.size() == kFew) many_ = true;
-    if (!many_) few_.emplace_back(id);
+    if (many_) return;
+    if (few_.size() == kFew) {
+      many_ = true;
+      few_ = {};
+    } else {
+      few_.emplace_back(id);
+    }
   };
   for_each_matching_session(reader, f, [&](std::string_view, const SessionFacets& s) {
     if (key == Key::Id) {
@@ -70,7 +75,6 @@ SessionScope::SessionScope(const IndexReader& reader, const Filters& f, Key key)
       keep(s.id);
     }
   });
-  if (many_) few_ = {};
 }
 
 bool SessionScope::allows(std::string_view key) const {
