@@ -215,9 +215,10 @@ struct StatsCorpus {
     INFO(r.err);
     REQUIRE(r.ok());
   }
-  Json stats(std::vector<std::string> args, const std::map<std::string, std::optional<std::string>>& env = {}) const {
+  Json stats(std::vector<std::string> args, const std::map<std::string, std::optional<std::string>>& env = {},
+             const std::string& limit = "100000") const {
     args.insert(args.begin(), "stats");
-    args.insert(args.end(), {"--index", idx, "--source", "claude=" + src, "--format", "json", "--limit", "100000"});
+    args.insert(args.end(), {"--index", idx, "--source", "claude=" + src, "--format", "json", "--limit", limit});
     RunOptions opt;
     opt.env = env;
     RunResult r = run_osearch(args, "", opt);
@@ -309,6 +310,43 @@ TEST_CASE("stats files counts the tool calls naming each file", "[stats]") {
   for (const auto& r : per_call["rows"].a) b[r["file"].s] = r["touches"].i;
   CHECK(a == expected);
   CHECK(b == expected);
+}
+
+TEST_CASE("stats: pages put together give the whole ordered answer, ties by key", "[stats]") {
+  StatsCorpus c;
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"files"}, {"tools"}, {"tokens", "--by", "day"},
+                                               {"tokens", "--by", "session"}, {"models"}}) {
+    const Json whole = c.stats(args);
+    const std::string key = whole["by"].s;
+    const bool by_day = key == "day";
+    const std::string weight = args[0] == "files" ? "touches" : args[0] == "tools" ? "tool_calls" : "";
+    std::vector<std::string> keys;
+    int64_t total_weight = 0;
+    for (size_t i = 0; i < whole["rows"].a.size(); ++i) {
+      const Json& r = whole["rows"][i];
+      keys.push_back(r[key].s);
+      if (!weight.empty()) total_weight += r[weight].i;
+      if (i == 0 || weight.empty()) continue;
+      const Json& prev = whole["rows"][i - 1];
+      INFO(args[0] << " row " << i);
+      if (by_day) CHECK(prev[key].s > r[key].s);  // newest day first
+      else CHECK((prev[weight].i > r[weight].i || (prev[weight].i == r[weight].i && prev[key].s < r[key].s)));
+    }
+    REQUIRE(keys.size() > 3);
+    CHECK(whole["total"].i == static_cast<int64_t>(keys.size()));
+    if (!weight.empty()) CHECK(whole["totals"][weight].i == total_weight);
+    std::vector<std::string> paged;
+    for (size_t offset = 0; offset < keys.size(); offset += 3) {
+      auto page_args = args;
+      page_args.insert(page_args.end(), {"--offset", std::to_string(offset)});
+      const Json page = c.stats(page_args, {}, "3");
+      CHECK(page["total"].i == whole["total"].i);
+      for (const auto& [k, v] : whole["totals"].o)  // totals cover every row, shown or not
+        CHECK((page["totals"][k].i == v.i && page["totals"][k].s == v.s));
+      for (const auto& r : page["rows"].a) paged.push_back(r[key].s);
+    }
+    CHECK(paged == keys);
+  }
 }
 
 TEST_CASE("stats: a larger chunk of a counted API message adds only the difference; --full agrees", "[stats]") {

@@ -58,7 +58,9 @@ class SessionCache {
   const Entry& get(std::string_view sid) {
     if (last_ && sid == last_sid_) return *last_;
     Entry* e = nullptr;
-    if (sorted_.empty() || sid > sorted_.back().first) {
+    if (auto it = others_.find(sid); it != others_.end()) {  // (empty but for the files walks)
+      e = &it->second;
+    } else if (sorted_.empty() || sid > sorted_.back().first) {
       sorted_.emplace_back(sid, make(sid, need_records_ ? record_ahead(sid) : std::nullopt));
       e = &sorted_.back().second;
     } else if (auto it = std::lower_bound(sorted_.begin(), sorted_.end(), sid,
@@ -150,7 +152,7 @@ bool tool_allowed(const Filters& f, std::string_view tool) {
 // (by day), not by building its key for every aggregate row.
 class Grouper {
  public:
-  Grouper(std::string by, bool utc) : by_(std::move(by)), utc_(utc) {}
+  Grouper(std::string_view by, bool utc) : by_(by_of(by)), utc_(utc) {}
 
   StatsRow& row(const SessionCache::Entry& e, uint32_t bucket, std::string_view name) {
     if (e.number != current_) {
@@ -158,11 +160,12 @@ class Grouper {
       session_slot_ = nullptr;
     }
     Slot* slot;
-    if (by_ == "session" || by_ == "project" || by_ == "agent") {
-      if (!session_slot_) session_slot_ = &find(by_ == "session" ? e.shown_id : by_ == "project" ? e.project : e.agent);
+    if (by_ == By::Session || by_ == By::Project || by_ == By::Agent) {
+      if (!session_slot_)
+        session_slot_ = &find(by_ == By::Session ? e.shown_id : by_ == By::Project ? e.project : e.agent);
       slot = session_slot_;
-      if (by_ == "session") slot->session_id = e.id;
-    } else if (by_ == "day") {
+      if (by_ == By::Session) slot->session_id = e.id;
+    } else if (by_ == By::Day) {
       Slot*& s = by_bucket_[bucket];
       if (!s) s = &find(day_name(bucket, utc_));
       slot = s;
@@ -176,22 +179,32 @@ class Grouper {
     return slot->row;
   }
 
-  // The rows with their distinct session counts, each with its session's id when grouped by
-  // session; `all_sessions` counts sessions over every row.
-  std::vector<std::pair<StatsRow, std::string_view>> take(int64_t& all_sessions) {
-    std::vector<std::pair<StatsRow, std::string_view>> out;
+  // A grouped row, viewed where the grouper keeps it: its key, and its session's id when grouped
+  // by session.
+  struct Row {
+    StatsRow* row;
+    std::string_view key, session_id;
+  };
+  // The rows (their `key` left unset: only a shown row needs its own copy) with their distinct
+  // session counts; `all_sessions` counts sessions over every row. They live as long as the grouper.
+  std::vector<Row> take(int64_t& all_sessions) {
+    std::vector<Row> out;
     out.reserve(slots_.size());
-    std::vector<uint32_t> all;
+    std::vector<bool> seen;  // by session number (given from 1 up, one per session met)
+    all_sessions = 0;
     for (auto& [key, slot] : slots_) {
       std::sort(slot.sessions.begin(), slot.sessions.end());
       slot.sessions.erase(std::unique(slot.sessions.begin(), slot.sessions.end()), slot.sessions.end());
       slot.row.sessions = static_cast<int64_t>(slot.sessions.size());
-      all.insert(all.end(), slot.sessions.begin(), slot.sessions.end());
-      slot.row.key = key;
-      out.emplace_back(std::move(slot.row), slot.session_id);
+      for (uint32_t n : slot.sessions) {
+        if (n >= seen.size()) seen.resize(std::max<size_t>(n + 1, seen.size() * 2));
+        if (!seen[n]) {
+          seen[n] = true;
+          ++all_sessions;
+        }
+      }
+      out.push_back({&slot.row, key, slot.session_id});
     }
-    std::sort(all.begin(), all.end());
-    all_sessions = std::unique(all.begin(), all.end()) - all.begin();
     return out;
   }
 
@@ -202,14 +215,30 @@ class Grouper {
     std::vector<uint32_t> sessions;
     std::string_view session_id;  // by session: the row's (SessionCache::Entry::id)
   };
-  Slot& find(std::string_view key) {
-    auto it = slots_.find(key);
-    if (it == slots_.end()) it = slots_.emplace(std::string(key), Slot{}).first;
-    return it->second;
+  enum class By { Session, Project, Agent, Day, Name };
+  static By by_of(std::string_view by) {
+    if (by == "session") return By::Session;
+    if (by == "project") return By::Project;
+    if (by == "agent") return By::Agent;
+    if (by == "day") return By::Day;
+    return By::Name;  // model, tool, file
   }
-  std::string by_;
+  // Keys come in runs (the files walk goes in path order, a session's rows by tool or model
+  // together): the last slot found answers a run without a search of the map.
+  Slot& find(std::string_view key) {
+    if (last_slot_ && key == last_key_) return *last_slot_;
+    // A key past every other (the next path of the files walk) goes at the end without a search.
+    auto it = !slots_.empty() && slots_.rbegin()->first < key ? slots_.end() : slots_.lower_bound(key);
+    if (it == slots_.end() || it->first != key) it = slots_.emplace_hint(it, std::string(key), Slot{});
+    last_key_ = it->first;
+    last_slot_ = &it->second;
+    return *last_slot_;
+  }
+  By by_;
   bool utc_;
-  std::map<std::string, Slot, std::less<>> slots_;  // node-based: slots stay put
+  std::map<std::string, Slot, std::less<>> slots_;  // node-based: slots and their keys stay put
+  std::string_view last_key_;
+  Slot* last_slot_ = nullptr;
   std::unordered_map<uint32_t, Slot*> by_bucket_;
   uint32_t current_ = 0;
   Slot* session_slot_ = nullptr;
@@ -290,19 +319,28 @@ void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, G
   }
 }
 
-// Newest day first; else the largest first (tokens, calls or touches), then by key.
-void sort_rows(std::vector<std::pair<StatsRow, std::string_view>>& rows, StatsKind kind, const std::string& by) {
+// The first `count` rows in the answer's order: newest day first; else the largest first (tokens,
+// calls or touches), then by key. Keys are distinct (one row each), so the order is total and
+// sorting only the page's share of the rows gives the page a full sort would.
+std::vector<size_t> first_rows(const std::vector<Grouper::Row>& rows, size_t count, StatsKind kind,
+                               const std::string& by) {
   auto weight = [&](const StatsRow& r) {
     if (kind == StatsKind::Tools || kind == StatsKind::Files) return r.tool_calls;
     return usage_total(r.tokens);
   };
-  std::stable_sort(rows.begin(), rows.end(), [&](const auto& x, const auto& y) {
-    const StatsRow& a = x.first;
-    const StatsRow& b = y.first;
-    if (by == "day") return a.key > b.key;
+  const bool by_day = by == "day";
+  std::vector<size_t> order(rows.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  count = std::min(count, order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<ptrdiff_t>(count), order.end(), [&](size_t x, size_t y) {
+    const StatsRow& a = *rows[x].row;
+    const StatsRow& b = *rows[y].row;
+    if (by_day) return rows[x].key > rows[y].key;
     if (weight(a) != weight(b)) return weight(a) > weight(b);
-    return a.key < b.key;
+    return rows[x].key < rows[y].key;
   });
+  order.resize(count);
+  return order;
 }
 
 }  // namespace
@@ -362,23 +400,23 @@ StatsResult run_stats(IndexReader& reader, const Filters& filters, const StatsOp
       if (filters.models.empty()) walk_tools(reader, filters, sessions, g);
       break;
   }
-  std::vector<std::pair<StatsRow, std::string_view>> rows;  // (with its session's id, by session)
-  for (auto& [row, sid] : g.take(res.totals.sessions)) {
-    // Rows of messages without a model hold message counts only: not a model of `models`.
-    if (res.by == "model" && row.key.empty() && !row.tokens.any()) continue;
-    add_row(res.totals, row);
-    rows.emplace_back(std::move(row), sid);
-  }
+  std::vector<Grouper::Row> rows = g.take(res.totals.sessions);
+  // Rows of messages without a model hold message counts only: not a model of `models`.
+  if (res.by == "model")
+    std::erase_if(rows, [](const Grouper::Row& r) { return r.key.empty() && !r.row->tokens.any(); });
+  for (const auto& r : rows) add_row(res.totals, *r.row);
   res.totals.key = "total";
-  sort_rows(rows, o.kind, res.by);
   res.total_rows = rows.size();
   const size_t from = std::min(filters.offset, rows.size());
   const size_t to = std::min(rows.size(), from + filters.limit);
+  const std::vector<size_t> order = first_rows(rows, to, o.kind, res.by);
   for (size_t i = from; i < to; ++i) {
-    auto& [row, sid] = rows[i];
+    const Grouper::Row& r = rows[order[i]];
+    StatsRow& row = *r.row;
+    row.key = r.key;
     // Only the page's rows read their whole session record (for the title and resume_hint).
-    if (!sid.empty())
-      if (auto s = reader.session(sid)) row.session = std::make_shared<const SessionRec>(std::move(*s));
+    if (!r.session_id.empty())
+      if (auto s = reader.session(r.session_id)) row.session = std::make_shared<const SessionRec>(std::move(*s));
     res.rows.push_back(std::move(row));
   }
   return res;
