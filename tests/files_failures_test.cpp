@@ -18,6 +18,7 @@
 #include "engine/index/indexer.h"
 #include "engine/query/files.h"
 #include "engine/query/reader.h"
+#include "engine/store/store.h"
 #include "ingest/timeutil.h"
 
 using namespace osearch;
@@ -347,6 +348,70 @@ TEST_CASE("failures: every tool result with is_error, newest first, with the nex
   for (const auto& f : proj.hits) CHECK(f.session.project.find("claude_p") != std::string::npos);
   FailuresResult cut = run_failures(r, filters(), FailuresOptions{5, 3});
   for (const auto& f : cut.hits) CHECK(f.result_message.text.size() <= 5 * 4);
+}
+
+// Each failure's entry names its call's tool, so `--tool` reads no call; an entry that names none
+// (its call was read after it, or the index was written before entries held names) reads the call.
+TEST_CASE("failures --tool: by the entry's stored name, else by reading the call", "[files]") {
+  ClaudeIndex fx;
+  std::map<std::string, size_t> per_tool;  // lower-cased tool -> failures, from the raw lines
+  for (const auto& x : fx.raw.results)
+    if (x.is_error) ++per_tool[ascii_lower(fx.raw.calls.at(x.tool_use_id).name)];
+  REQUIRE(per_tool.size() >= 2);
+  auto totals = [&] {
+    IndexReader r(fx.idx);
+    std::map<std::string, size_t> got;
+    for (const auto& [tool, n] : per_tool) {
+      FailuresResult res = run_failures(r, filters([&](FilterArgs& a) { a.tool = {tool}; }), FailuresOptions{});
+      for (const auto& f : res.hits) CHECK(ascii_lower(f.call->name) == tool);
+      got[tool] = res.total;
+    }
+    return got;
+  };
+  {
+    IndexReader r(fx.idx);
+    size_t named = 0;
+    LmdbCursor cur(r.txn(), r.db().failed_results);
+    for (bool ok = cur.first(); ok; ok = cur.next(), ++named) {
+      const std::string tool_use_id(cur.key().substr(cur.key().rfind('\0') + 1));
+      CHECK(cur.value() == fx.raw.calls.at(tool_use_id).name);
+    }
+    std::set<std::string> failed;
+    for (const auto& x : fx.raw.results)
+      if (x.is_error) failed.insert(x.tool_use_id);
+    CHECK(named == failed.size());
+  }
+  CHECK(totals() == per_tool);
+  {  // as an index written before the entries named their calls
+    Store store(fx.idx, Store::Mode::Write);
+    LmdbTxn txn(store.env(), false);
+    std::vector<std::string> keys;
+    {
+      LmdbCursor cur(txn, store.db().failed_results);
+      for (bool ok = cur.first(); ok; ok = cur.next()) keys.emplace_back(cur.key());
+    }
+    REQUIRE(!keys.empty());
+    for (const auto& k : keys) txn.put(store.db().failed_results, k, "");
+    txn.commit();
+  }
+  CHECK(totals() == per_tool);
+
+  // A result read before its call: its entry names nothing, and the call, read by a later run, decides.
+  TempDir tmp{"failures-late-call"};
+  const std::string dir = tmp / "src/-p", sid = "0b7c52a4-5f0e-4f5e-9a36-3f2d1c0e9a11";
+  const std::string file = dir + "/" + sid + ".jsonl";
+  fs::create_directories(dir);
+  const std::string head = R"({"sessionId":")" + sid + R"(","cwd":"/p","version":"2.1.0",)";
+  write_file(file, head + R"("type":"user","uuid":"u1","parentUuid":"a1","timestamp":"2026-01-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_late","content":"boom","is_error":true}]}})" "\n");
+  REQUIRE(run_index(tmp / "index", {{"claude", tmp / "src"}}, IndexOptions{}).files_unreadable == 0);
+  auto bash_failures = [&] {
+    IndexReader r(tmp / "index");
+    return run_failures(r, filters([](FilterArgs& a) { a.tool = {"bash"}; }), FailuresOptions{}).total;
+  };
+  CHECK(bash_failures() == 0);  // no call read yet: no tool to match
+  append_file(file, head + R"("type":"assistant","uuid":"a1","parentUuid":null,"timestamp":"2026-01-01T00:00:01Z","message":{"role":"assistant","id":"msg_1","model":"claude-x","content":[{"type":"tool_use","id":"toolu_late","name":"Bash","input":{"command":"false"}}]}})" "\n");
+  REQUIRE(run_index(tmp / "index", {{"claude", tmp / "src"}}, IndexOptions{}).files_unreadable == 0);
+  CHECK(bash_failures() == 1);
 }
 
 TEST_CASE("files and failures on pi and omp transcripts", "[files]") {

@@ -9,6 +9,7 @@
 
 #include "engine/index/schema.h"
 #include "engine/store/crc32c.h"
+#include "engine/store/failed_results.h"
 #include "engine/store/session_numbers.h"
 #include "engine/store/usage_agg.h"
 #include "ingest/claude.h"
@@ -199,7 +200,7 @@ uint32_t write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedS
   for (const auto& kv : s.tool_results) {
     w.put(db.tool_results, kv.key, kv.value);
     if (auto tr = ToolResultRec::decode(kv.value); tr && tr->is_error)
-      w.put(db.failed_results, failed_result_key(timestamp_of_message_key(tr->message_key), s.id, tr->tool_use_id), "");
+      put_failed_result(w, db, timestamp_of_message_key(tr->message_key), s.id, tr->tool_use_id);  // (after the calls)
   }
   for (const auto& kv : s.usage_seen) w.put(db.usage_seen, kv.key, kv.value);
   for (const auto& kv : s.subagents) w.put(db.subagents, kv.key, kv.value);

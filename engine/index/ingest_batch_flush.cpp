@@ -5,6 +5,7 @@
 #include "engine/store/codec.h"
 #include "engine/store/session_numbers.h"
 #include "engine/index/ingest_batch.h"
+#include "engine/store/failed_results.h"
 #include "engine/store/crc32c.h"
 #include "engine/store/trace.h"
 #include "ingest/timeutil.h"
@@ -228,8 +229,8 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
   }
   for (const auto& tr : tool_results_) {
     txn.put(db.tool_results, pair_key(tr.session_id, tr.tool_use_id), tr.encode());
-    if (tr.is_error)  // the order `failures` walks, in the result's transaction
-      txn.put(db.failed_results, failed_result_key(timestamp_of_message_key(tr.message_key), tr.session_id, tr.tool_use_id), "");
+    if (tr.is_error)  // the order `failures` walks, in the result's transaction (after the calls)
+      put_failed_result(txn, db, timestamp_of_message_key(tr.message_key), tr.session_id, tr.tool_use_id);
   }
   write_usage(txn);  // after the messages: a larger chunk's usage lands on its stored message
   for (const auto& [leaf, value] : leaf_summaries_) txn.put(db.leaf_summary, leaf, value);

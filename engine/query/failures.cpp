@@ -38,6 +38,20 @@ std::vector<ShownMessage> next_messages(const IndexReader& reader, const Message
   return out;
 }
 
+// Whether the failure whose entry is (`result_key`, `stored_name`) is a call of one of `tools`. The
+// entry names its call (engine/store/failed_results.h) unless the call was not stored before the
+// result, or the index was written before entries named it: then the call is read.
+bool of_tools(const IndexReader& reader, std::string_view result_key, std::string_view stored_name,
+              const std::vector<std::string>& tools) {
+  std::optional<std::string_view> name = stored_name;
+  if (stored_name.empty()) {
+    auto call = reader.txn().get(reader.db().tool_calls, result_key);
+    if (!call) return false;  // no call: no tool to match
+    name = ToolCallRec::name_in(*call);
+  }
+  return name && std::find(tools.begin(), tools.end(), ascii_lower(*name)) != tools.end();
+}
+
 }  // namespace
 
 FailuresResult run_failures(IndexReader& reader, const Filters& f, const FailuresOptions& o) {
@@ -54,7 +68,7 @@ FailuresResult run_failures(IndexReader& reader, const Filters& f, const Failure
     if (f.until_ms && ts >= *f.until_ms) continue;
     // pair_key(sid, tool_use_id): the tool_results key. The order holds only results with
     // is_error, written and deleted with them, so counting a failure off the page reads no record
-    // but its session's (once per session) and, under --tool, its call.
+    // but its session's (once per session).
     const std::string_view rk = key.substr(8);
     const std::string_view sid = rk.substr(0, rk.find('\0'));
     auto sit = sessions.find(sid);
@@ -64,15 +78,12 @@ FailuresResult run_failures(IndexReader& reader, const Filters& f, const Failure
       sit = sessions.emplace(std::string(sid), std::move(s)).first;
     }
     if (!sit->second) continue;
+    if (!f.tools.empty() && !of_tools(reader, rk, cur.value(), f.tools)) continue;
     const bool on_page = matched >= f.offset && result.hits.size() < f.limit;
-    std::optional<ToolCallRec> call;
-    if (on_page || !f.tools.empty())
-      if (auto cv = reader.txn().get(reader.db().tool_calls, rk)) call = ToolCallRec::decode(*cv);
-    if (!f.tools.empty() &&
-        (!call || std::find(f.tools.begin(), f.tools.end(), ascii_lower(call->name)) == f.tools.end()))
-      continue;
     ++matched;
     if (!on_page) continue;
+    std::optional<ToolCallRec> call;
+    if (auto cv = reader.txn().get(reader.db().tool_calls, rk)) call = ToolCallRec::decode(*cv);
     auto rv = reader.txn().get(reader.db().tool_results, rk);
     auto tr = rv ? ToolResultRec::decode(*rv) : std::nullopt;
     auto msg = tr ? reader.message(tr->message_key) : std::nullopt;

@@ -258,6 +258,14 @@ std::optional<ToolCallRec> ToolCallRec::decode(std::string_view bytes) {
   return r;
 }
 
+std::optional<std::string_view> ToolCallRec::name_in(std::string_view bytes) {
+  Decoder d(bytes);
+  for (int skipped = 0; skipped < 3; ++skipped) d.str();  // id, session_id, message_key
+  const std::string_view name = d.str();
+  if (!d.ok()) return std::nullopt;
+  return name;
+}
+
 std::string ToolResultRec::encode() const {
   Encoder e;
   for (const std::string* s : {&tool_use_id, &session_id, &message_key, &file_path}) e.str(*s);

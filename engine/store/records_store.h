@@ -110,6 +110,8 @@ struct ToolCallRec {
   std::vector<std::string> paths() const;
   std::string encode() const;
   static std::optional<ToolCallRec> decode(std::string_view bytes);
+  // The call's name alone, a view of `bytes` (a filter by tool decodes nothing else).
+  static std::optional<std::string_view> name_in(std::string_view bytes);
 };
 
 struct ToolResultRec {
@@ -225,8 +227,8 @@ uint32_t file_tag(std::string_view path);
 // bounded like every key part (a long path keeps its last bytes, then a hash).
 std::string reversed_path(std::string_view path);
 std::string tool_path_key(std::string_view path, std::string_view sid, std::string_view tool_call_id);
-// `failed_results`: be64(sortable result time) sid \0 tool_use_id -> "", one per tool result with
-// is_error, written with the result; newest first is a backwards walk.
+// `failed_results`: be64(sortable result time) sid \0 tool_use_id -> its call's name (or ""), one per
+// tool result with is_error, written with the result (engine/store/failed_results.h).
 std::string failed_result_key(int64_t ts_ms, std::string_view sid, std::string_view tool_use_id);
 
 }  // namespace osearch
