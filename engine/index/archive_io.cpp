@@ -195,7 +195,7 @@ uint32_t write_session(LmdbTxn& w, const Dbis& db, TextLogWriter& log, ArchivedS
   for (const auto& kv : s.tool_calls) {
     w.put(db.tool_calls, kv.key, kv.value);
     if (auto tc = ToolCallRec::decode(kv.value))
-      for (const auto& path : tc->paths()) w.put(db.tc_by_path, tool_path_key(path, s.id, tc->id), "");
+      for (const auto& path : tc->paths()) w.put(db.tc_by_path, tool_path_key(path, s.id, tc->id), tool_path_value(*tc, path));
   }
   for (const auto& kv : s.tool_results) {
     w.put(db.tool_results, kv.key, kv.value);

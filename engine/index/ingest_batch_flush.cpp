@@ -225,7 +225,8 @@ void IngestBatch::write_lmdb(LmdbTxn& txn) {
   }
   for (const auto& tc : tool_calls_) {
     txn.put(db.tool_calls, pair_key(tc.session_id, tc.id), tc.encode());
-    for (const auto& path : tc.paths()) txn.put(db.tc_by_path, tool_path_key(path, tc.session_id, tc.id), "");
+    for (const auto& path : tc.paths())
+      txn.put(db.tc_by_path, tool_path_key(path, tc.session_id, tc.id), tool_path_value(tc, path));
   }
   for (const auto& tr : tool_results_) {
     txn.put(db.tool_results, pair_key(tr.session_id, tr.tool_use_id), tr.encode());

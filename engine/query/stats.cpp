@@ -283,7 +283,8 @@ void walk_tools(IndexReader& reader, const Filters& f, SessionCache& sessions, G
 }
 
 // Most-touched files: file_agg holds one row per (file, session) with its tool call count; a time
-// or tool filter needs each call, from tc_by_path (reversed path \0 sid \0 call id) and its record.
+// or tool filter needs each call, from tc_by_path (reversed path \0 sid \0 call id), whose value
+// holds the call's time and tool (its record is read only for an entry written before it did).
 void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, Grouper& g) {
   const bool needs_call = f.since_ms || f.until_ms || !f.tools.empty();
   if (!needs_call) {
@@ -293,13 +294,17 @@ void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, G
       const size_t z = key.find('\0');
       if (z == std::string_view::npos) continue;
       const SessionCache::Entry& e = sessions.get(key.substr(z + 1));
-      if (e.allowed) g.row(e, 0, key.substr(0, z)).tool_calls += decode_file_count(cur.value());
+      if (!e.allowed) continue;
+      const std::string_view long_path = decode_file_long_path(cur.value());  // (a key cuts a long one)
+      g.row(e, 0, long_path.empty() ? key.substr(0, z) : long_path).tool_calls += decode_file_count(cur.value());
     }
     return;
   }
   LmdbCursor cur(reader.txn(), reader.db().tc_by_path);
+  std::string whole;  // the path a key holds whole (reused)
   for (bool ok = cur.first(); ok; ok = cur.next()) {
-    // reversed(path) \0 sid \0 call id: the call's record says which of its paths the key is.
+    // reversed(path) \0 sid \0 call id: the key or the value's long path is the path; for an entry
+    // without a value, the call's record says which of its paths the key is.
     const std::string_view key = cur.key();
     const size_t z1 = key.find('\0');
     const size_t z2 = z1 == std::string_view::npos ? z1 : key.find('\0', z1 + 1);
@@ -307,10 +312,20 @@ void walk_files(IndexReader& reader, const Filters& f, SessionCache& sessions, G
     const std::string_view sid = key.substr(z1 + 1, z2 - z1 - 1);
     const SessionCache::Entry& e = sessions.get(sid);
     if (!e.allowed) continue;
+    const std::string_view reversed = key.substr(0, z1);
+    if (auto entry = ToolPathEntry::decode(cur.value())) {
+      if (!in_time(f, entry->timestamp_ms) || !tool_allowed(f, entry->name)) continue;
+      if (entry->long_path.empty()) {
+        whole.assign(reversed.rbegin(), reversed.rend());
+        ++g.row(e, 0, whole).tool_calls;
+      } else {
+        ++g.row(e, 0, entry->long_path).tool_calls;
+      }
+      continue;
+    }
     auto v = reader.txn().get(reader.db().tool_calls, key.substr(z1 + 1));
     auto tc = v ? ToolCallRec::decode(*v) : std::nullopt;
     if (!tc || !in_time(f, tc->timestamp_ms) || !tool_allowed(f, tc->name)) continue;
-    const std::string_view reversed = key.substr(0, z1);
     for (const auto& path : tc->paths())
       if (reversed_path(path) == reversed) {
         ++g.row(e, 0, path).tool_calls;

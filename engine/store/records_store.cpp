@@ -526,6 +526,25 @@ std::string tool_path_key(std::string_view path, std::string_view sid, std::stri
   return k;
 }
 
+std::string tool_path_value(const ToolCallRec& call, std::string_view path) {
+  Encoder e;
+  e.i64(call.timestamp_ms);
+  e.str(call.name);
+  e.str(path.size() > kMaxIdBytes ? path : std::string_view());  // reversed_path cuts only such paths
+  return e.take();
+}
+
+std::optional<ToolPathEntry> ToolPathEntry::decode(std::string_view value) {
+  if (value.empty()) return std::nullopt;
+  Decoder d(value);
+  ToolPathEntry t;
+  t.timestamp_ms = d.i64();
+  t.name = d.str();
+  t.long_path = d.str();
+  if (!d.ok()) return std::nullopt;
+  return t;
+}
+
 std::string failed_result_key(int64_t ts_ms, std::string_view sid, std::string_view tool_use_id) {
   std::string k;
   put_be64(k, sortable_i64(ts_ms));

@@ -227,6 +227,16 @@ uint32_t file_tag(std::string_view path);
 // bounded like every key part (a long path keeps its last bytes, then a hash).
 std::string reversed_path(std::string_view path);
 std::string tool_path_key(std::string_view path, std::string_view sid, std::string_view tool_call_id);
+// Its value: the call's time and tool name, and the path itself when the key holds it cut (longer
+// than a key part), so a time or tool filter over the paths reads no call record. An index written
+// before kept "" (ToolPathEntry::decode: nullopt), where the call is read instead.
+std::string tool_path_value(const ToolCallRec& call, std::string_view path);
+struct ToolPathEntry {
+  int64_t timestamp_ms = 0;
+  std::string_view name;
+  std::string_view long_path;  // "" when the key's reversed path is the whole path
+  static std::optional<ToolPathEntry> decode(std::string_view value);
+};
 // `failed_results`: be64(sortable result time) sid \0 tool_use_id -> its call's name (or ""), one per
 // tool result with is_error, written with the result (engine/store/failed_results.h).
 std::string failed_result_key(int64_t ts_ms, std::string_view sid, std::string_view tool_use_id);

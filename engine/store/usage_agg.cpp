@@ -117,12 +117,24 @@ void AggDeltas::add_tool(std::string_view sid, int64_t ts_ms, std::string_view t
   a.failures += failures;
 }
 
-void AggDeltas::add_file(std::string_view path, std::string_view sid) { ++files[pair_key(path, sid)]; }
+void AggDeltas::add_file(std::string_view path, std::string_view sid) {
+  std::string key = pair_key(path, sid);
+  if (path.size() > kMaxIdBytes) long_paths.try_emplace(key, path);  // pair_key cut it
+  ++files[std::move(key)];
+}
 
 int64_t decode_file_count(std::string_view bytes) {
   Decoder d(bytes);
   const int64_t n = d.i64();
   return d.ok() ? n : 0;
+}
+
+std::string_view decode_file_long_path(std::string_view bytes) {
+  Decoder d(bytes);
+  d.i64();
+  if (!d.ok() || d.at_end()) return {};
+  const std::string_view path = d.str();
+  return d.ok() ? path : std::string_view();
 }
 
 void AggDeltas::write(LmdbTxn& txn, const Dbis& db) const {
@@ -133,6 +145,7 @@ void AggDeltas::write(LmdbTxn& txn, const Dbis& db) const {
     if (auto v = txn.get(db.file_agg, key)) n += decode_file_count(*v);
     Encoder e;
     e.i64(n);
+    if (auto it = long_paths.find(key); it != long_paths.end()) e.str(it->second);
     txn.put(db.file_agg, key, e.bytes());
   }
 }

@@ -2,7 +2,9 @@
 //
 //   usage_agg  bounded(sid) \0 be32(bucket) model  ->  UsageAgg (tokens, API messages, messages)
 //   tool_agg   bounded(sid) \0 be32(bucket) tool   ->  ToolAgg (calls, failed calls)
-//   file_agg   pair_key(path, sid)                  -> i64 tool calls naming the file (tc_by_path, summed)
+//   file_agg   pair_key(path, sid)                  -> i64 tool calls naming the file (tc_by_path, summed),
+//                                                      then the path when the key holds it cut
+//                                                      (longer than a key part; absent before it was kept)
 //   usage_seen pair_key(sid, API message id | "@line") -> UsageSeen (the usage counted so far)
 //
 // A bucket is 15 minutes of UTC time: every time zone's offset is a multiple of 15 minutes, so a
@@ -52,6 +54,9 @@ struct AggKeyParts {
 };
 std::optional<AggKeyParts> parse_agg_key(std::string_view key);
 int64_t decode_file_count(std::string_view bytes);
+// The whole path a file_agg value keeps for a key that holds it cut; "" when the key holds it whole
+// (or the row was written before long paths were kept).
+std::string_view decode_file_long_path(std::string_view bytes);
 
 // The usage counted for one API message (or one usage line of omp/pi/Codex): where it was counted,
 // so a later, larger chunk of the same message adds only the difference, to the same place.
@@ -72,12 +77,18 @@ struct AggDeltas {
   std::map<std::string, UsageAgg> usage;
   std::map<std::string, ToolAgg> tools;
   std::map<std::string, int64_t> files;  // pair_key(path, sid) -> tool calls
+  std::map<std::string, std::string> long_paths;  // the same key -> its path, when the key cuts it
   void add_usage(std::string_view sid, int64_t ts_ms, std::string_view model, const TokenUsage& u, int64_t api_messages,
                  int64_t messages);
   void add_tool(std::string_view sid, int64_t ts_ms, std::string_view tool, int64_t calls, int64_t failures);
   void add_file(std::string_view path, std::string_view sid);
   bool empty() const { return usage.empty() && tools.empty() && files.empty(); }
-  void clear() { usage.clear(); tools.clear(); files.clear(); }
+  void clear() {
+    usage.clear();
+    tools.clear();
+    files.clear();
+    long_paths.clear();
+  }
   void write(LmdbTxn& txn, const Dbis& db) const;
 };
 
