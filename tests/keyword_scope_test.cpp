@@ -7,6 +7,7 @@
 #include "engine/query/memories.h"
 #include "engine/query/search.h"
 #include "tests/synthetic_index.h"
+#include "ingest/timeutil.h"
 
 namespace {
 
@@ -89,6 +90,56 @@ TEST_CASE("keyword: a few sessions filter by their terms as the decider does, on
           }
 }
 
+// A --since that only a few sessions reach narrows the query by their terms too; times picked
+// inside sessions' spans, so the value range still has messages of those sessions to refuse.
+TEST_CASE("keyword: a --since only a few sessions reach filters by their terms as the value range alone does",
+          "[query]") {
+  TempDir t("scope-since");
+  const std::string src = t.path() + "/src", idx = t.path() + "/idx";
+  copy_tree(claude_data_dir(), src);
+  index_tree(idx, src);
+  std::vector<std::pair<int64_t, int64_t>> spans;  // (ended_at, started_at) of the longer ones, newest first
+  std::vector<int64_t> ends;                       // every session's ended_at
+  {
+    IndexReader r(idx);
+    LmdbCursor cur(r.txn(), r.db().sessions);
+    for (bool ok = cur.first(); ok; ok = cur.next()) {
+      auto rec = SessionRec::decode(cur.value());
+      REQUIRE(rec.has_value());
+      ends.push_back(rec->ended_at);
+      if (rec->ended_at > rec->started_at) spans.emplace_back(rec->ended_at, rec->started_at);
+    }
+  }
+  std::sort(spans.rbegin(), spans.rend());
+  REQUIRE(spans.size() > 6);
+  std::vector<int64_t> since;
+  for (size_t k : {size_t{0}, size_t{2}, size_t{5}}) since.push_back(spans[k].second + (spans[k].first - spans[k].second) / 2);
+  since.push_back(spans.back().second);  // (every session: more than a few in a big index, all here)
+  for (int64_t at : since) {
+    INFO("since " << format_iso8601_ms(at));
+    {
+      IndexReader r(idx);
+      Filters f = parse_filters({}, 0, 20);
+      const auto recent = few_sessions_since(r, at, SessionScope(r, f, SessionScope::Key::DocumentValue));
+      REQUIRE(recent.has_value());
+      const auto reaching = static_cast<size_t>(std::count_if(ends.begin(), ends.end(), [&](int64_t e) { return e >= at; }));
+      CHECK(recent->size() == reaching);
+    }
+    for (const std::string project : {"", "spotter"})
+      for (const std::string query : {"the", "error", "file*"})
+        for (bool by_message : {false, true})
+          for (const std::string sort : {"relevance", "newest"}) {
+            Asked a{query, {}, by_message, sort};
+            a.args.since = format_iso8601_ms(at);
+            if (!project.empty()) a.args.project = {project};
+            a.args.limit = 5;
+            check_alike(idx, a);
+            a.bound = 30;
+            check_alike(idx, a);
+          }
+  }
+}
+
 TEST_CASE("keyword: a few sessions filter by their terms as the decider does, past the bound and with re-read sessions",
           "[query]") {
   // 300 sessions of 8 messages with the word; --session prefixes pick 10 or 100 of them. Then some
@@ -126,6 +177,19 @@ TEST_CASE("keyword: a few sessions filter by their terms as the decider does, pa
           Asked a{"kiwi", {}, by_message};
           if (!prefix.empty()) a.args.session = {prefix};
           a.args.offset = offset;
+          a.args.limit = 6;
+          check_alike(ix.idx, a);
+          a.bound = 40;
+          check_alike(ix.idx, a);
+        }
+    // Every session reaches the first time (too many: the value range alone decides), only the
+    // rewritten ones (a day later) the second, and their older documents are before it.
+    for (const std::string since : {"2026-03-01T10:00:04Z", "2026-03-01T23:00:00Z"})
+      for (const std::string prefix : {"00000", ""})
+        for (bool by_message : {false, true}) {
+          Asked a{"kiwi", {}, by_message};
+          a.args.since = since;
+          if (!prefix.empty()) a.args.session = {prefix};
           a.args.limit = 6;
           check_alike(ix.idx, a);
           a.bound = 40;

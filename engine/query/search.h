@@ -78,6 +78,8 @@ class SessionScope {
   // filter applies): keyword filters by their terms then, instead of reading each candidate's session.
   static constexpr size_t kFew = 256;
   const std::vector<std::string>* few() const { return active_ && !many_ ? &few_ : nullptr; }
+  // Whether session `id` passes (a lookup of its number under Key::DocumentValue).
+  bool allows_id(const IndexReader& reader, std::string_view id) const;
 
  private:
   bool active_ = false;
@@ -88,6 +90,13 @@ class SessionScope {
   IdSet allowed_;                            // Key::Id
   std::vector<bool> numbers_;                // Key::DocumentValue: by session number
 };
+
+// The sessions that can hold a message at or after `since_ms` (> 0) and that `scope` allows, when
+// there are at most SessionScope::kFew of them; nullopt when there are more, or when finding out
+// would visit more than a few times that many. A session's `ended_at` is the time of its latest
+// message (and of its title document), and `sess_by_time` orders sessions by it.
+std::optional<std::vector<std::string>> few_sessions_since(const IndexReader& reader, int64_t since_ms,
+                                                           const SessionScope& scope);
 
 // Lower-cased term occurrences for snippets: the byte range of the earliest of `terms` in `text`.
 // A term's first place starting a word counts, else its first place at all; ties go to the term

@@ -84,6 +84,30 @@ bool SessionScope::allows(std::string_view key) const {
   return n && *n < numbers_.size() && numbers_[*n];
 }
 
+bool SessionScope::allows_id(const IndexReader& reader, std::string_view id) const {
+  if (!active_ || key_ == Key::Id) return allows(id);
+  const std::optional<uint32_t> n = find_session_number(reader.txn(), reader.db(), id);
+  return n && *n < numbers_.size() && numbers_[*n];
+}
+
+std::optional<std::vector<std::string>> few_sessions_since(const IndexReader& reader, int64_t since_ms,
+                                                           const SessionScope& scope) {
+  constexpr size_t kMostVisited = 4 * SessionScope::kFew;
+  std::vector<std::string> out;
+  std::string from;
+  put_be64(from, sortable_i64(since_ms));
+  LmdbCursor cur(reader.txn(), reader.db().sess_by_time);
+  size_t visited = 0;
+  for (bool ok = cur.seek(from); ok; ok = cur.next()) {
+    if (++visited > kMostVisited) return std::nullopt;
+    const std::string_view id = parse_session_time_key(cur.key()).sid;
+    if (!scope.allows_id(reader, id)) continue;
+    if (out.size() == SessionScope::kFew) return std::nullopt;
+    out.emplace_back(id);
+  }
+  return out;
+}
+
 namespace {
 constexpr size_t kNone = std::string::npos;
 
