@@ -35,6 +35,48 @@ int on_first(unsigned, unsigned long long from, unsigned long long to, unsigned,
   return 0;
 }
 
+// The log's ranges that hold the entries of `sessions`' messages, merged where less than 256 KB
+// apart (the entries between are other sessions', which the filters drop); one empty range when
+// they hold none. nullopt, for the whole log instead, when they cover more than half of it (the
+// scan of the whole costs about the same) or hold more than kMostEntries messages. `always`: no
+// merging, and no share of the log too large (tests).
+std::optional<std::vector<LogRange>> session_ranges(const IndexReader& reader, const std::vector<std::string>& sessions,
+                                                    bool always) {
+  const uint64_t kGap = always ? 0 : 256u << 10;
+  constexpr size_t kMostEntries = 200000;
+  const TextLogReader& log = reader.text();
+  const std::span<const uint64_t> starts = log.starts();
+  const uint64_t size = log.data().size();
+  std::vector<LogRange> entries;
+  LmdbCursor cur(reader.txn(), reader.db().messages);
+  for (const std::string& sid : sessions) {
+    const std::string pfx = sid + '\0';
+    for (bool ok = cur.seek(pfx); ok && cur.key().starts_with(pfx); ok = cur.next()) {
+      const auto span = MessageRec::text_span_in(cur.value());
+      if (!span || span->first >= size || entries.size() == kMostEntries) return std::nullopt;
+      const std::optional<uint64_t> begin = log.entry_start_of(span->first);
+      if (!begin) return std::nullopt;
+      const auto next = std::upper_bound(starts.begin(), starts.end(), *begin);
+      entries.push_back({*begin, next == starts.end() ? size : *next});
+    }
+  }
+  std::sort(entries.begin(), entries.end(), [](const LogRange& a, const LogRange& b) { return a.begin < b.begin; });
+  std::vector<LogRange> out;
+  uint64_t covered = 0;
+  for (const LogRange& e : entries) {
+    if (!out.empty() && e.begin <= out.back().end + kGap) {
+      covered += e.end > out.back().end ? e.end - out.back().end : 0;
+      out.back().end = std::max(out.back().end, e.end);
+    } else {
+      out.push_back(e);
+      covered += e.end - e.begin;
+    }
+  }
+  if (!always && covered > size / 2) return std::nullopt;
+  if (out.empty()) out.push_back({0, 0});
+  return out;
+}
+
 std::string seconds(std::chrono::milliseconds d) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g s", static_cast<double>(d.count()) / 1000.0);
@@ -94,11 +136,28 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
     rules.counted = [&](const Candidate& c) { return reread.empty() || !reread.count(*session_in_message_key(c.key)); };
     if (o.by_message) rules.newest = f.offset + f.limit;
   }
-  Candidates st = scan_log(log, patterns, deadline, rules);
-  if (st.cut)
+  // A few sessions (a --project, --session or --since that only they reach): only their messages'
+  // entries are scanned, found through their records.
+  std::optional<std::vector<LogRange>> ranges;
+  {
+    const std::vector<std::string>* few = scope.few();
+    std::optional<std::vector<std::string>> recent;
+    if (f.since_ms && *f.since_ms > 0 && o.scope_scan != ContentOptions::ScopeScan::Never) {
+      recent = few_sessions_since(reader, *f.since_ms, scope);
+      if (recent && (!few || recent->size() < few->size())) few = &*recent;
+    }
+    if (few && o.scope_scan != ContentOptions::ScopeScan::Never)
+      ranges = session_ranges(reader, *few, o.scope_scan == ContentOptions::ScopeScan::Always);
+  }
+  const std::span<const LogRange> only = ranges ? std::span<const LogRange>(*ranges) : std::span<const LogRange>();
+  Candidates st = scan_log(log, patterns, deadline, rules, only);
+  if (st.cut) {
+    uint64_t to_scan = ranges ? 0 : log.data().size();
+    for (const LogRange& r : only) to_scan += r.end - r.begin;
     result.truncate("time budget of " + seconds(o.time_budget) + " reached after scanning " +
-                    std::to_string(st.bytes_scanned) + " of " + std::to_string(log.data().size()) +
-                    " bytes of the text log");
+                    std::to_string(st.bytes_scanned) + " of " + std::to_string(to_scan) + " bytes of the text log" +
+                    (ranges ? " that hold the filtered sessions" : ""));
+  }
 
   timer.mark("scan");
   // 2. Confirm candidates, apply filters, aggregate per session.

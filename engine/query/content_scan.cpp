@@ -201,7 +201,7 @@ std::string_view KeptBytes::keep(std::string_view bytes) {
 
 
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chrono::steady_clock::time_point deadline,
-                    const CandidateRules& rules) {
+                    const CandidateRules& rules, std::span<const LogRange> only) {
   std::string_view data = log.data();
   auto starts = log.starts();
   // Chunks of ~16 MB cut at entry starts (no real match spans entries), the threads' unit of work:
@@ -209,15 +209,27 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
   constexpr uint64_t kChunk = 16u << 20;
   constexpr uint64_t kReadBlock = 1u << 20;  // (measured: 1 MB preads 43-46 ms over 437 MB, the map ~200 ms)
   constexpr uint64_t kParallelBytes = 8u << 20;
-  const unsigned threads = data.size() >= kParallelBytes ? 2 : 1;
-  const size_t chunks = std::max<size_t>(threads, (data.size() + kChunk - 1) / kChunk);
-  std::vector<uint64_t> cuts{0};
-  for (size_t i = 1; i < chunks; ++i) {
-    const uint64_t cut = entry_start_from(starts, data.size() * i / chunks, data.size());
-    if (cut > cuts.back()) cuts.push_back(cut);
+  const LogRange whole{0, data.size()};
+  if (only.empty() && !data.empty()) only = std::span<const LogRange>(&whole, 1);
+  uint64_t total = 0;
+  for (const LogRange& r : only) total += r.end - r.begin;
+  const unsigned threads = total >= kParallelBytes ? 2 : 1;
+  std::vector<LogRange> cuts;  // the chunks, in log order
+  for (const LogRange& r : only) {
+    const uint64_t size = r.end - r.begin;
+    // (the whole log: at least a chunk per thread)
+    const size_t n = std::max<size_t>(only.size() == 1 ? threads : 1, (size + kChunk - 1) / kChunk);
+    uint64_t from = r.begin;
+    for (size_t i = 1; i < n; ++i) {
+      const uint64_t cut = entry_start_from(starts, r.begin + size * i / n, r.end);
+      if (cut > from) {
+        cuts.push_back({from, cut});
+        from = cut;
+      }
+    }
+    if (from < r.end) cuts.push_back({from, r.end});
   }
-  if (cuts.back() < data.size()) cuts.push_back(data.size());
-  std::vector<ChunkState> states(cuts.size() - 1);
+  std::vector<ChunkState> states(cuts.size());
   std::vector<HsScratch> clones;
   for (unsigned t = 1; t < threads; ++t) {
     hs_scratch_t* clone = nullptr;
@@ -391,17 +403,17 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
       ChunkState& st = states[b];
       st.log = &log;
       if (chunks_taken == 0 && p.prefilter && p.prefilter->size() > 1 && !p.per_entry)
-        filter = filter_pays(st, cuts[b], cuts[b + 1]);
+        filter = filter_pays(st, cuts[b].begin, cuts[b].end);
       // The literals' next occurrence at or past `from` (p.prefilter): bytes before it hold no match.
       Cursor cursor;
       std::optional<uint64_t> literal_at;
       if (!p.per_entry) {
-        for (uint64_t from = cuts[b], until = from; from < cuts[b + 1];) {
+        for (uint64_t from = cuts[b].begin, until = from; from < cuts[b].end;) {
           if (p.prefilter && filter && (!literal_at || *literal_at < from)) {
-            literal_at = next_literal(st, cursor, from, cuts[b + 1]);
+            literal_at = next_literal(st, cursor, from, cuts[b].end);
             if (!literal_at) break;
           }
-          if (from >= until) until = window_end(starts, from, cuts[b + 1]);
+          if (from >= until) until = window_end(starts, from, cuts[b].end);
           if (literal_at && *literal_at >= until) {
             // Past this window: Hyperscan starts at the entry that holds it instead (a match
             // spanning from the entry before would be no candidate: its entry matches alone or
@@ -409,10 +421,10 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
             const std::optional<uint64_t> start = log.entry_start_of(*literal_at);
             if (start && *start > from) {
               from = *start;
-              until = window_end(starts, from, cuts[b + 1]);
+              until = window_end(starts, from, cuts[b].end);
             }
           }
-          hold(st, from, until, cuts[b + 1]);
+          hold(st, from, until, cuts[b].end);
           st.base = from;
           st.resume_at = 0;
           hs_scan(p.scan.get(), st.copy.data() + (from - st.copy_at), static_cast<unsigned>(until - from), 0, sc,
@@ -423,21 +435,21 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
         }
       } else {
         // Each entry alone, so that ^ $ \b and lookaround see the message's own edges.
-        for (auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b]); it != starts.end() && *it < cuts[b + 1];
+        for (auto it = std::lower_bound(starts.begin(), starts.end(), cuts[b].begin); it != starts.end() && *it < cuts[b].end;
              ++it) {
           const auto entry_end = [&](auto at) {
-            return at + 1 != starts.end() ? std::min(*(at + 1), cuts[b + 1]) : cuts[b + 1];
+            return at + 1 != starts.end() ? std::min(*(at + 1), cuts[b].end) : cuts[b].end;
           };
           uint64_t end = entry_end(it);
           if (p.prefilter && (!literal_at || *literal_at < *it)) {
-            literal_at = next_literal(st, cursor, *it, cuts[b + 1]);
+            literal_at = next_literal(st, cursor, *it, cuts[b].end);
             if (!literal_at) break;
           }
           if (literal_at && *literal_at >= end) {  // entries before the one holding it hold no match
             it = std::upper_bound(it, starts.end(), *literal_at) - 1;
             end = entry_end(it);
           }
-          hold(st, *it, end, cuts[b + 1]);
+          hold(st, *it, end, cuts[b].end);
           TextEntry e;
           if (!entry_of(st, *it, e)) continue;
           bool found = false;
@@ -463,7 +475,7 @@ Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chr
       out.cut = true;
       continue;
     }
-    out.bytes_scanned += cuts[b + 1] - cuts[b];
+    out.bytes_scanned += cuts[b].end - cuts[b].begin;
     out.count += st.candidates.size();
     out.chunks.push_back(std::move(st.candidates));
     out.sessions.insert(out.sessions.end(), st.sessions.begin(), st.sessions.end());

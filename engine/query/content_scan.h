@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -151,11 +152,19 @@ struct CandidateRules {
   size_t newest = 0;
 };
 
+// Bytes [begin, end) of the log, both entry starts (or the log's end).
+struct LogRange {
+  uint64_t begin = 0, end = 0;
+};
+
 // Scans the log in chunks cut at entry starts, two threads when it is big; no chunk is started
 // past `deadline`. The threads read the log with pread (TextLogReader::read), and settle what
 // they can of their own candidates while the bytes are in their buffer: PCRE2 (a matcher per
 // thread) decides those `rules.kept` keeps, except where a limit stops it or past the deadline.
+// `only`: the ranges to scan, in log order and apart (empty: the whole log); the candidates
+// `rules.kept` would keep must all lie in them.
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& patterns,
-                    std::chrono::steady_clock::time_point deadline, const CandidateRules& rules = {});
+                    std::chrono::steady_clock::time_point deadline, const CandidateRules& rules = {},
+                    std::span<const LogRange> only = {});
 
 }  // namespace osearch

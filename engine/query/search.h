@@ -38,6 +38,10 @@ struct ContentOptions {
   // Wall time for the scan and the confirmation of its candidates; past it the hits found so far
   // are returned with `truncated` set (checked between scan chunks and between candidates).
   std::chrono::milliseconds time_budget{10000};
+  // A few filtered sessions: scan only the log's ranges that hold their messages (ByCost: unless
+  // those cover over half the log; nearby ranges merged), or the whole log. Tests set the others.
+  enum class ScopeScan { ByCost, Always, Never };
+  ScopeScan scope_scan = ScopeScan::ByCost;
 };
 
 QueryResult run_keyword(IndexReader& reader, const std::string& query, const Filters& filters, const KeywordOptions& o);

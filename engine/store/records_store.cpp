@@ -195,6 +195,22 @@ std::string MessageRec::encode() const {
   return e.take();
 }
 
+std::optional<std::pair<uint64_t, uint64_t>> MessageRec::text_span_in(std::string_view bytes) {
+  Decoder d(bytes);  // the layout of encode(), up to text_len
+  d.u64();
+  for (int skipped = 0; skipped < 10; ++skipped) d.str();
+  d.i64();
+  d.u64();
+  d.u64();
+  d.b();
+  d.b();
+  decode_usage(d);
+  d.i64();
+  const uint64_t offset = d.u64(), len = d.u64();
+  if (!d.ok()) return std::nullopt;
+  return std::pair{offset, len};
+}
+
 std::optional<MessageRec> MessageRec::decode(std::string_view key, std::string_view bytes) {
   Decoder d(bytes);
   MessageRec r;

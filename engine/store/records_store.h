@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "ingest/source_file.h"
@@ -100,6 +101,9 @@ struct MessageRec {
   bool hidden_by_default() const { return is_meta; }
   std::string encode() const;
   static std::optional<MessageRec> decode(std::string_view key, std::string_view bytes);
+  // Where its text is in the text log, (text_offset, text_len), read from an encoded record without
+  // decoding the rest; nullopt when the bytes are no record.
+  static std::optional<std::pair<uint64_t, uint64_t>> text_span_in(std::string_view bytes);
 };
 
 struct ToolCallRec {
