@@ -61,15 +61,7 @@ TEST_CASE("content: a few sessions' ranges of the log answer as the whole log do
   copy_tree(claude_data_dir(), src);
   index_tree(idx, src);
   std::vector<int64_t> ends;  // every session's ended_at, newest first
-  {
-    IndexReader r(idx);
-    LmdbCursor cur(r.txn(), r.db().sessions);
-    for (bool ok = cur.first(); ok; ok = cur.next()) {
-      auto rec = SessionRec::decode(cur.value());
-      REQUIRE(rec.has_value());
-      ends.push_back(rec->ended_at);
-    }
-  }
+  for (const auto& [id, rec] : all_sessions(idx)) ends.push_back(rec.ended_at);
   std::sort(ends.rbegin(), ends.rend());
   REQUIRE(ends.size() > 8);
   for (const Asked& base : kPatterns)

@@ -100,15 +100,9 @@ TEST_CASE("keyword: a --since only a few sessions reach filters by their terms a
   index_tree(idx, src);
   std::vector<std::pair<int64_t, int64_t>> spans;  // (ended_at, started_at) of the longer ones, newest first
   std::vector<int64_t> ends;                       // every session's ended_at
-  {
-    IndexReader r(idx);
-    LmdbCursor cur(r.txn(), r.db().sessions);
-    for (bool ok = cur.first(); ok; ok = cur.next()) {
-      auto rec = SessionRec::decode(cur.value());
-      REQUIRE(rec.has_value());
-      ends.push_back(rec->ended_at);
-      if (rec->ended_at > rec->started_at) spans.emplace_back(rec->ended_at, rec->started_at);
-    }
+  for (const auto& [id, rec] : all_sessions(idx)) {
+    ends.push_back(rec.ended_at);
+    if (rec.ended_at > rec.started_at) spans.emplace_back(rec.ended_at, rec.started_at);
   }
   std::sort(spans.rbegin(), spans.rend());
   REQUIRE(spans.size() > 6);
