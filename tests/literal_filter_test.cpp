@@ -183,14 +183,17 @@ TEST_CASE("literal filter: the scan finds an occurrence across the edge of a blo
              // Sets (engine/query/literal_filter.h): the other literal occurs nowhere, or everywhere.
              {"qqqq-absent|" + needle, false}, {needle + "|qqqq-absent", false}, {"QQQQ-ABZENT|NEEDLE-abcdefghjlmnop", true},
              {"\\bqqqq|needle-abc\\w+", false}}) {
-      for (const uint64_t timed_from : {uint64_t{0}, UINT64_MAX}) {  // a set timed against Hyperscan alone, or not
-        INFO("needle at " << at << ", pattern " << pattern << ", sets timed from " << timed_from);
+      for (const uint64_t timed_from : {uint64_t{0}, UINT64_MAX})  // a set timed against Hyperscan alone, or not
+      for (const auto read : {ContentPatterns::Read::Copy, ContentPatterns::Read::Map}) {  // blocks copied, or viewed
+        INFO("needle at " << at << ", pattern " << pattern << ", sets timed from " << timed_from << ", in the map "
+                          << (read == ContentPatterns::Read::Map));
         ContentOptions o;
         o.patterns = {pattern};
         o.ignore_case = caseless;
         ContentPatterns p = ContentPatterns::compile(o);
         REQUIRE(p.prefilter);
         p.time_literal_sets_from = timed_from;
+        p.read = read;
         const Candidates c = scan_log(log, p, std::chrono::steady_clock::now() + std::chrono::minutes(1));
         std::vector<uint64_t> found;
         for (const auto& chunk : c.chunks)

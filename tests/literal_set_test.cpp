@@ -179,14 +179,24 @@ TEST_CASE("literal set: the scan with a set finds what Hyperscan alone finds", "
     o.word = k.word;
     ContentPatterns p = ContentPatterns::compile(o);
     REQUIRE(p.prefilter);
+    p.read = ContentPatterns::Read::Copy;
     p.time_literal_sets_from = UINT64_MAX;  // the filter, always
     const std::vector<uint64_t> filtered = candidate_starts(log, p);
     p.time_literal_sets_from = 0;  // timed against Hyperscan alone, as on a big log
     const std::vector<uint64_t> timed = candidate_starts(log, p);
+    p.read = ContentPatterns::Read::Map;  // the log read in the map instead of copied
+    const std::vector<uint64_t> timed_in_map = candidate_starts(log, p);
+    p.time_literal_sets_from = UINT64_MAX;
+    const std::vector<uint64_t> filtered_in_map = candidate_starts(log, p);
     p.prefilter.reset();  // Hyperscan alone
+    const std::vector<uint64_t> alone_in_map = candidate_starts(log, p);
+    p.read = ContentPatterns::Read::Copy;
     const std::vector<uint64_t> alone = candidate_starts(log, p);
     CHECK(!alone.empty());
     CHECK(filtered == alone);
     CHECK(timed == alone);
+    CHECK(filtered_in_map == alone);
+    CHECK(timed_in_map == alone);
+    CHECK(alone_in_map == alone);
   }
 }

@@ -99,6 +99,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   std::string read_only_why;
   const std::string cache_dir = index_writable(reader.dir(), read_only_why) ? reader.dir() + "/" + kPatternCacheDir : "";
   ContentPatterns patterns = ContentPatterns::compile(o, cache_dir);
+  if (o.read_in_map) patterns.read = *o.read_in_map ? ContentPatterns::Read::Map : ContentPatterns::Read::Copy;
   const hs_database_t* scan_db = patterns.scan.get();
   hs_scratch_t* scratch = patterns.scratch.get();
   const std::optional<PcreMatcher>& pcre = patterns.confirm;

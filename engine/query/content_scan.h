@@ -49,6 +49,13 @@ struct ContentPatterns {
   // A set of several literals is timed against Hyperscan alone on each scanning thread's first
   // block, from a log of this size on (below it, the filter is used: either is quick). Tests lower it.
   uint64_t time_literal_sets_from = uint64_t{64} << 20;
+  // How the scan gets the log's bytes: copied a block at a time into each thread's buffer (pread),
+  // or read in the map. A mapped page's first touch costs ~1 to 30 us by machine (some hypervisors
+  // map each page on first use), so ByCost times both once when the scan covers at least
+  // `time_reads_from` bytes, and copies below that. Tests set the others.
+  enum class Read { ByCost, Copy, Map };
+  Read read = Read::ByCost;
+  uint64_t time_reads_from = uint64_t{64} << 20;
   HsScratch scratch;                    // serves every database above
 
   // Throws BadInput("bad-regex"). `cache_dir`: where compiled databases are kept ("" = nowhere).

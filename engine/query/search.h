@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -42,6 +43,9 @@ struct ContentOptions {
   // those cover over half the log; nearby ranges merged), or the whole log. Tests set the others.
   enum class ScopeScan { ByCost, Always, Never };
   ScopeScan scope_scan = ScopeScan::ByCost;
+  // How the scan reads the log (ContentPatterns::read): nullopt, as this machine reads it faster;
+  // true in the map, false copied a block at a time. Tests set it.
+  std::optional<bool> read_in_map;
 };
 
 QueryResult run_keyword(IndexReader& reader, const std::string& query, const Filters& filters, const KeywordOptions& o);

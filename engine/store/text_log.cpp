@@ -125,6 +125,14 @@ void MappedFile::release_resident_pages() const {
   if (data_ && size_) ::madvise(data_, size_, MADV_DONTNEED);
 }
 
+void MappedFile::release_pages(uint64_t from, uint64_t to) const {
+  static const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+  to = std::min<uint64_t>(to, size_);
+  from = (from + page - 1) / page * page;
+  to = to / page * page;
+  if (data_ && from < to) ::madvise(static_cast<char*>(data_) + from, to - from, MADV_DONTNEED);
+}
+
 TextLogWriter::~TextLogWriter() {
   if (log_fd_ >= 0) ::close(log_fd_);
   if (idx_fd_ >= 0) ::close(idx_fd_);

@@ -52,6 +52,8 @@ class MappedFile {
   // Drops this process's mapping of the pages read so far (they stay in the page cache): a pass
   // over every page would otherwise hold the whole file in its RSS.
   void release_resident_pages() const;
+  // The same for the pages wholly inside bytes [from, to).
+  void release_pages(uint64_t from, uint64_t to) const;
 
  private:
   void* data_ = nullptr;
@@ -114,6 +116,7 @@ class TextLogReader {
   // which cost 5-20x more on this project's VMs. The map's view when the read fails.
   std::string_view text_copy(uint64_t start, uint64_t len, std::string& buffer) const;
   void release_resident_pages() const { log_.release_resident_pages(); }
+  void release_pages(uint64_t from, uint64_t to) const { log_.release_pages(from, to); }
 
  private:
   MappedFile log_, idx_;
