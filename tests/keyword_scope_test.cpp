@@ -120,7 +120,7 @@ TEST_CASE("keyword: a --since only a few sessions reach filters by their terms a
       CHECK(recent->size() == reaching);
     }
     for (const std::string project : {"", "spotter"})
-      for (const std::string query : {"the", "error", "file*"})
+      for (const std::string query : {"the", "file*"})
         for (bool by_message : {false, true})
           for (const std::string sort : {"relevance", "newest"}) {
             Asked a{query, {}, by_message, sort};

@@ -185,6 +185,8 @@ TEST_CASE("literal filter: the scan finds an occurrence across the edge of a blo
              {"\\bqqqq|needle-abc\\w+", false}}) {
       for (const uint64_t timed_from : {uint64_t{0}, UINT64_MAX})  // a set timed against Hyperscan alone, or not
       for (const auto read : {ContentPatterns::Read::Copy, ContentPatterns::Read::Map}) {  // blocks copied, or viewed
+        // (Views of the map are cut where the copies are: two places, across the edge and at it.)
+        if (read == ContentPatterns::Read::Map && at != block - needle.size() + 1 && at != block) continue;
         INFO("needle at " << at << ", pattern " << pattern << ", sets timed from " << timed_from << ", in the map "
                           << (read == ContentPatterns::Read::Map));
         ContentOptions o;

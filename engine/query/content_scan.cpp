@@ -1,6 +1,7 @@
-// The scan of `content`: the whole text log in chunks, two threads, each window given to Hyperscan
-// (past the bytes the literal prefilter rules out), candidates settled while their bytes are in the
-// thread's buffer. The patterns are compiled in content_patterns.cpp.
+// The scan of `content`: the whole text log (or a few sessions' ranges of it) in chunks, two threads,
+// each window given to Hyperscan (past the bytes the literal prefilter rules out), candidates settled
+// while their bytes are in the thread's block (copied, or a view of the map). The patterns are
+// compiled in content_patterns.cpp, -w over ASCII literals decided in content_word.cpp.
 #include "engine/query/content_scan.h"
 #include "engine/store/trace.h"
 
@@ -130,51 +131,7 @@ int on_any(unsigned, unsigned long long, unsigned long long, unsigned, void* ctx
   return 1;  // one match is enough: stop scanning
 }
 
-struct WordCheck {
-  std::string_view text;
-  bool found = false, undecided = false;
-};
-
-// 1 word character, 0 not one (or the text's edge), -1 a byte of a non-ASCII character.
-int ascii_word_class(std::string_view t, size_t i) {
-  if (i >= t.size()) return 0;
-  const auto c = static_cast<unsigned char>(t[i]);
-  if (c >= 0x80) return -1;
-  return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '_';
-}
-
-int on_word_literal(unsigned, unsigned long long from, unsigned long long to, unsigned, void* ctx) {
-  auto* w = static_cast<WordCheck*>(ctx);
-  const std::string_view t = w->text;
-  if (from >= to || to > t.size()) {
-    w->undecided = true;
-    return 0;
-  }
-  // \b holds where a word character meets a non-word one (or an edge of the text).
-  const int before = from == 0 ? 0 : ascii_word_class(t, from - 1), first = ascii_word_class(t, from),
-            last = ascii_word_class(t, to - 1), after = ascii_word_class(t, to);
-  bool ascii = before >= 0 && first >= 0 && last >= 0 && after >= 0;
-  for (size_t i = from; ascii && i < to; ++i) ascii = static_cast<unsigned char>(t[i]) < 0x80;
-  if (!ascii) {
-    w->undecided = true;
-    return 0;
-  }
-  if (before == first || last == after) return 0;
-  w->found = true;
-  return 1;
-}
-
 }  // namespace
-
-std::optional<bool> whole_word_literal(const ContentPatterns& p, std::string_view text, hs_scratch_t* scratch) {
-  if (!p.word_literals) return std::nullopt;
-  WordCheck w{text};
-  const hs_error_t rc =
-      hs_scan(p.word_literals.get(), text.data(), static_cast<unsigned>(text.size()), 0, scratch, on_word_literal, &w);
-  if (w.found) return true;
-  if (w.undecided || rc != HS_SUCCESS) return std::nullopt;
-  return false;
-}
 
 bool exact_match_alone(const hs_database_t* db, std::string_view text, uint64_t text_offset, uint64_t first_end,
                        hs_scratch_t* scratch) {
@@ -201,6 +158,8 @@ std::string_view KeptBytes::keep(std::string_view bytes) {
 }
 
 
+namespace {
+
 // Whether this machine reads the log faster in the map than by copying it: a pread of 2 MB at `at`
 // (into a buffer whose pages are in already) against a read of the next 2 MB in the map, a cache
 // line at a time, twice; the map must win both. ~1 ms.
@@ -224,6 +183,8 @@ bool map_reads_faster(const TextLogReader& log, uint64_t at) {
   }
   return true;
 }
+
+}  // namespace
 
 Candidates scan_log(const TextLogReader& log, const ContentPatterns& p, std::chrono::steady_clock::time_point deadline,
                     const CandidateRules& rules, std::span<const LogRange> only) {
