@@ -220,3 +220,42 @@ TEST_CASE("session numbers: check names a session without one and a pair that di
     CHECK(problems().find("records of `msg_uuid` do not decode") != std::string::npos);
   }
 }
+
+// `list` and a --since (keyword's few sessions, content's ranges) find sessions through the time
+// order: a session missing from it, or an entry that names no session's time, is damage check names.
+TEST_CASE("check names a session missing from the time order, and an entry there that names no session's time",
+          "[check]") {
+  TwoSessions t("time-order-check");
+  const std::string& idx = t.idx;
+  REQUIRE(index_ok(idx));
+  const int64_t ended = all_sessions(idx).at(kAlexId).ended_at;
+  auto problems = [&] {
+    std::string all;
+    for (const auto& p : check_index(idx).parts)
+      if (!p.ok) all += p.problem + "\n";
+    return all;
+  };
+  SECTION("a session missing") {
+    {
+      Store store(idx, Store::Mode::Write);
+      LmdbTxn w(store.env(), false);
+      REQUIRE(w.del(store.db().sess_by_time, session_time_key(ended, kAlexId)));
+      w.commit();
+    }
+    const std::string p = problems();
+    INFO(p);
+    CHECK(p.find("1 sessions are missing from the time order") != std::string::npos);
+    CHECK(p.find("holds") == std::string::npos);  // (the count agrees with the one missing)
+  }
+  SECTION("an entry at a time that is no session's") {
+    {
+      Store store(idx, Store::Mode::Write);
+      LmdbTxn w(store.env(), false);
+      w.put(store.db().sess_by_time, session_time_key(ended + 1, kAlexId), "");
+      w.commit();
+    }
+    const std::string p = problems();
+    INFO(p);
+    CHECK(p.find("`sess_by_time` holds 3 entries for 2 sessions") != std::string::npos);
+  }
+}

@@ -102,7 +102,8 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
                          {"failed_results", db.failed_results}, {"usage_agg", db.usage_agg}, {"tool_agg", db.tool_agg},
                          {"file_agg", db.file_agg}, {"file_links", db.file_links},
                          {"session_numbers", db.session_numbers}, {"sessions_by_number", db.sessions_by_number}};
-  uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0, text_unread = 0, text_changed = 0;
+  uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0, text_unread = 0, text_changed = 0,
+           untimed = 0;
   uint64_t text_read = 0;
   std::string uuid_session;  // msg_uuid's entries come a session at a time: its number looked up once
   std::optional<uint32_t> uuid_number;
@@ -126,6 +127,8 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
         if (!s) ++bad;
         else if (!s->title().empty()) ++titled;
         if (s && !find_session_number(txn, db, k)) ++unnumbered;  // its documents' value says nothing
+        // `list` and a --since find sessions through the time order (keyword_scope, content's ranges).
+        if (s && !txn.get(db.sess_by_time, session_time_key(s->ended_at, k))) ++untimed;
       } else if (n == "messages") {
         auto m = MessageRec::decode(k, v);
         if (!m) {
@@ -190,6 +193,11 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
     out += "P " + std::to_string(text_outside) + " messages point past the committed text log (" +
            std::to_string(text_bytes) + " bytes)\n";
   if (unnumbered) out += "P " + std::to_string(unnumbered) + " sessions have no number (`session_numbers`)\n";
+  if (untimed) out += "P " + std::to_string(untimed) + " sessions are missing from the time order (`sess_by_time`)\n";
+  if (const uint64_t timed = Store::entries(txn, db.sess_by_time), sessions = Store::entries(txn, db.sessions);
+      timed + untimed != sessions)  // each session has one entry there: any more name no session's time
+    out += "P `sess_by_time` holds " + std::to_string(timed) + " entries for " + std::to_string(sessions) +
+           " sessions\n";
   if (text_unread)
     out += "X " + std::to_string(text_unread) + " messages' entries are not where their records say (overwritten)\n";
   if (text_changed)
