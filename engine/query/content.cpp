@@ -140,16 +140,9 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   // A few sessions (a --project, --session or --since that only they reach): only their messages'
   // entries are scanned, found through their records.
   std::optional<std::vector<LogRange>> ranges;
-  {
-    const std::vector<std::string>* few = scope.few();
-    std::optional<std::vector<std::string>> recent;
-    if (f.since_ms && *f.since_ms > 0 && o.scope_scan != ContentOptions::ScopeScan::Never) {
-      recent = few_sessions_since(reader, *f.since_ms, scope);
-      if (recent && (!few || recent->size() < few->size())) few = &*recent;
-    }
-    if (few && o.scope_scan != ContentOptions::ScopeScan::Never)
+  if (o.scope_scan != ContentOptions::ScopeScan::Never)
+    if (const auto few = few_sessions(reader, f, scope))
       ranges = session_ranges(reader, *few, o.scope_scan == ContentOptions::ScopeScan::Always);
-  }
   const std::span<const LogRange> only = ranges ? std::span<const LogRange>(*ranges) : std::span<const LogRange>();
   Candidates st = scan_log(log, patterns, deadline, rules, only);
   if (st.cut) {

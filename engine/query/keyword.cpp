@@ -125,14 +125,10 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   scoped.agents.clear();
   const SessionScope scope(reader, scoped, SessionScope::Key::DocumentValue);
   const SessionScope* deciding = &scope;
-  const std::vector<std::string>* few = o.scope == KeywordOptions::Scope::Decider ? nullptr : scope.few();
-  // A --since that only the latest few sessions reach narrows the query to them as well (the value
-  // range still decides each message): without it Xapian reads the time of every candidate.
-  std::optional<std::vector<std::string>> recent;
-  if (o.scope != KeywordOptions::Scope::Decider && f.since_ms && *f.since_ms > 0) {
-    recent = few_sessions_since(reader, *f.since_ms, scope);
-    if (recent && (!few || recent->size() < few->size())) few = &*recent;
-  }
+  // (A --since only a few sessions reach narrows the query too, the value range still deciding each
+  // message: otherwise Xapian reads the time of every candidate.)
+  const std::optional<std::vector<std::string>> few =
+      o.scope == KeywordOptions::Scope::Decider ? std::nullopt : few_sessions(reader, f, scope);
   std::optional<Xapian::doccount> upper_bound;  // of q's matches, when already asked
   Xapian::doccount candidates = 0;
   if (few && (o.scope == KeywordOptions::Scope::Terms || few_sessions_pay(db, q, few->size(), reader, candidates))) {

@@ -105,6 +105,11 @@ class SessionScope {
 // message (and of its title document), and `sess_by_time` orders sessions by it.
 std::optional<std::vector<std::string>> few_sessions_since(const IndexReader& reader, int64_t since_ms,
                                                            const SessionScope& scope);
+// The fewest sessions that hold every message `f` can match, when they are few: the scope's few(),
+// or the sessions a --since reaches (few_sessions_since) when they are fewer; nullopt when neither
+// is few. keyword narrows its query by their terms, content its scan to their entries.
+std::optional<std::vector<std::string>> few_sessions(const IndexReader& reader, const Filters& f,
+                                                     const SessionScope& scope);
 
 // Lower-cased term occurrences for snippets: the byte range of the earliest of `terms` in `text`.
 // A term's first place starting a word counts, else its first place at all; ties go to the term

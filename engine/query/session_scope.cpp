@@ -108,6 +108,16 @@ std::optional<std::vector<std::string>> few_sessions_since(const IndexReader& re
   return out;
 }
 
+std::optional<std::vector<std::string>> few_sessions(const IndexReader& reader, const Filters& f,
+                                                     const SessionScope& scope) {
+  std::optional<std::vector<std::string>> few;
+  if (const std::vector<std::string>* scoped = scope.few()) few = *scoped;
+  if (f.since_ms && *f.since_ms > 0)
+    if (auto recent = few_sessions_since(reader, *f.since_ms, scope); recent && (!few || recent->size() < few->size()))
+      few = std::move(recent);
+  return few;
+}
+
 namespace {
 constexpr size_t kNone = std::string::npos;
 
