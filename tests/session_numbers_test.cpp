@@ -72,6 +72,14 @@ struct TwoSessions {
   }
 };
 
+// What `check` names, a problem a line.
+std::string check_problems(const std::string& idx) {
+  std::string all;
+  for (const auto& p : check_index(idx).parts)
+    if (!p.ok) all += p.problem + "\n";
+  return all;
+}
+
 }  // namespace
 
 TEST_CASE("session numbers: one per session, both ways, in every document; new sessions continue the count",
@@ -170,12 +178,6 @@ TEST_CASE("session numbers: check names a session without one and a pair that di
   const std::string& idx = t.idx;
   REQUIRE(index_ok(idx));
   const uint32_t alex = number_of(idx, kAlexId);
-  auto problems = [&] {
-    std::string all;
-    for (const auto& p : check_index(idx).parts)
-      if (!p.ok) all += p.problem + "\n";
-    return all;
-  };
   SECTION("a session without a number") {
     {
       Store store(idx, Store::Mode::Write);
@@ -183,7 +185,7 @@ TEST_CASE("session numbers: check names a session without one and a pair that di
       w.del(store.db().session_numbers, kAlexId);
       w.commit();
     }
-    const std::string p = problems();
+    const std::string p = check_problems(idx);
     CHECK(p.find("1 sessions have no number") != std::string::npos);
     CHECK(p.find("sessions_by_number") != std::string::npos);  // its reverse entry names nobody now
   }
@@ -196,7 +198,7 @@ TEST_CASE("session numbers: check names a session without one and a pair that di
       w.put(store.db().sessions_by_number, be, kPoshId);
       w.commit();
     }
-    CHECK(problems().find("do not decode") != std::string::npos);
+    CHECK(check_problems(idx).find("do not decode") != std::string::npos);
   }
   SECTION("a msg_uuid entry under another session's number") {
     const uint32_t posh = number_of(idx, kPoshId);
@@ -217,7 +219,7 @@ TEST_CASE("session numbers: check names a session without one and a pair that di
       w.put(store.db().msg_uuid, moved, value);
       w.commit();
     }
-    CHECK(problems().find("records of `msg_uuid` do not decode") != std::string::npos);
+    CHECK(check_problems(idx).find("records of `msg_uuid` do not decode") != std::string::npos);
   }
 }
 
@@ -229,12 +231,6 @@ TEST_CASE("check names a session missing from the time order, and an entry there
   const std::string& idx = t.idx;
   REQUIRE(index_ok(idx));
   const int64_t ended = all_sessions(idx).at(kAlexId).ended_at;
-  auto problems = [&] {
-    std::string all;
-    for (const auto& p : check_index(idx).parts)
-      if (!p.ok) all += p.problem + "\n";
-    return all;
-  };
   SECTION("a session missing") {
     {
       Store store(idx, Store::Mode::Write);
@@ -242,7 +238,7 @@ TEST_CASE("check names a session missing from the time order, and an entry there
       REQUIRE(w.del(store.db().sess_by_time, session_time_key(ended, kAlexId)));
       w.commit();
     }
-    const std::string p = problems();
+    const std::string p = check_problems(idx);
     INFO(p);
     CHECK(p.find("1 sessions are missing from the time order") != std::string::npos);
     CHECK(p.find("holds") == std::string::npos);  // (the count agrees with the one missing)
@@ -254,7 +250,7 @@ TEST_CASE("check names a session missing from the time order, and an entry there
       w.put(store.db().sess_by_time, session_time_key(ended + 1, kAlexId), "");
       w.commit();
     }
-    const std::string p = problems();
+    const std::string p = check_problems(idx);
     INFO(p);
     CHECK(p.find("`sess_by_time` holds 3 entries for 2 sessions") != std::string::npos);
   }
