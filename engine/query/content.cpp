@@ -54,10 +54,9 @@ std::optional<std::vector<LogRange>> session_ranges(const IndexReader& reader, c
     for (bool ok = cur.seek(pfx); ok && cur.key().starts_with(pfx); ok = cur.next()) {
       const auto span = MessageRec::text_span_in(cur.value());
       if (!span || span->first >= size || entries.size() == kMostEntries) return std::nullopt;
-      const std::optional<uint64_t> begin = log.entry_start_of(span->first);
-      if (!begin) return std::nullopt;
-      const auto next = std::upper_bound(starts.begin(), starts.end(), *begin);
-      entries.push_back({*begin, next == starts.end() ? size : *next});
+      const auto next = std::upper_bound(starts.begin(), starts.end(), span->first);  // past the entry holding it
+      if (next == starts.begin()) return std::nullopt;
+      entries.push_back({*(next - 1), next == starts.end() ? size : *next});
     }
   }
   std::sort(entries.begin(), entries.end(), [](const LogRange& a, const LogRange& b) { return a.begin < b.begin; });
