@@ -78,11 +78,15 @@ constexpr std::string_view kCommandNames[] = {
     "files",     "failures",  "subagents", "workflows", "workflow", "overview", "stats", "memory", "prune",
     "export",    "import",    "mcp",       "serve"};
 
-// The command argv names: its first word that is not a global option or a global option's value.
-// Empty when that is not plain (help, an unknown option, a misspelt command): then every command
-// is registered and CLI11 answers as it always did. Registering only the named command is most of
-// a short command's start (CLI11 builds ~300 options and tears them down at exit).
-std::string_view command_in_argv(int argc, char** argv) {
+// The command argv names: its first word that is not a global option or a global option's value,
+// and where it is. Empty when that is not plain (help, an unknown option, a misspelt command): then
+// every command is registered and CLI11 answers as it always did. Registering only the named
+// command is most of a short command's start (CLI11 builds ~300 options and tears them down at exit).
+struct NamedCommand {
+  std::string_view name;
+  int at = 0;  // its index in argv
+};
+NamedCommand command_in_argv(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string_view a = argv[i];
     if (a == "--index" || a == "--source" || a == "--format") {
@@ -93,7 +97,7 @@ std::string_view command_in_argv(int argc, char** argv) {
     if (a == "--no-refresh" || a == "-q" || a == "--quiet" || a == "-v" || a == "--verbose") continue;
     if (a.starts_with("-")) return {};
     for (std::string_view name : kCommandNames)
-      if (a == name) return name;
+      if (a == name) return {name, i};
     return {};
   }
   return {};
@@ -144,7 +148,8 @@ int main(int argc, char** argv) {
     std::printf("osearch 0.1.0\n");
     return 0;
   }
-  const std::string_view named = command_in_argv(argc, argv);
+  const NamedCommand command = command_in_argv(argc, argv);
+  const std::string_view named = command.name;
   choose_huge_pages(named);
   CLI::App app{"osearch: search coding-agent session transcripts (Claude Code, omp/pi, Codex)", "osearch"};
   app.set_version_flag("--version", "osearch 0.1.0");
@@ -298,7 +303,8 @@ int main(int argc, char** argv) {
   bool have_ctx = false;
   auto err_ctx = [&]() { return have_ctx ? ctx : error_context(g.format); };
   try {
-    std::vector<std::string> args = protect_arguments(argc, argv);
+    // keyword's words may be `-term` (NOT): they start after the command.
+    std::vector<std::string> args = protect_arguments(argc, argv, named == "keyword" ? command.at + 1 : 0);
     app.parse(args);
     ctx = resolve_context(g);
     have_ctx = true;

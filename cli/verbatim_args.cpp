@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <charconv>
+#include <string_view>
 
 #include "cli/options.h"
 
@@ -16,7 +17,19 @@ constexpr char kMark = '\x1f';
 // More arguments than any command line holds (ARG_MAX bounds argv far below this).
 constexpr int kOpenEndedMinimum = 1 << 24;
 
+// Put before a query word that starts with '-' (and before any argument starting with it, for an
+// exact round trip).
+constexpr char kLeadMark = '\x1e';
+
 bool needs_mark(const std::string& s) { return !s.empty() && (s.back() == ']' || s.back() == kMark); }
+
+// The short flags a command that takes a query accepts (help, and the global -q and -v): "-qv" is
+// flags, "-dain", "-handling", "-role:user" and "-5" are NOT words of the query.
+bool is_short_flag_cluster(std::string_view s) {
+  return s.size() >= 2 && s[0] == '-' && s.substr(1).find_first_not_of("hqv") == std::string_view::npos;
+}
+
+bool is_negated_word(std::string_view s) { return s.size() >= 2 && s[0] == '-' && s[1] != '-' && !is_short_flag_cluster(s); }
 
 void add_transform(CLI::Option* opt) {
   const bool takes_value = opt->get_expected_max() > 0;
@@ -34,6 +47,7 @@ void add_transform(CLI::Option* opt) {
   opt->transform(
       [takes_value, positional](std::string value) {
         if (!value.empty() && value.back() == kMark) value.pop_back();
+        if (!value.empty() && value.front() == kLeadMark) value.erase(0, 1);
         if (value.empty() && takes_value && !positional) throw CLI::ValidationError("needs a value, got ''");
         return value;
       },
@@ -47,11 +61,21 @@ void walk(CLI::App& app) {
 
 }  // namespace
 
-std::vector<std::string> protect_arguments(int argc, const char* const* argv) {
+std::vector<std::string> protect_arguments(int argc, const char* const* argv, int query_from) {
+  int query_until = argc;  // a "--" ends the options; CLI11 reads what follows as words already
+  if (query_from > 0)
+    for (int i = query_from; i < argc; ++i)
+      if (std::string_view(argv[i]) == "--") {
+        query_until = i;
+        break;
+      }
   std::vector<std::string> args;
   for (int i = argc - 1; i >= 1; --i) {
     args.emplace_back(argv[i]);
-    if (needs_mark(args.back())) args.back().push_back(kMark);
+    std::string& a = args.back();
+    if (needs_mark(a)) a.push_back(kMark);
+    const bool query_word = query_from > 0 && i >= query_from && i < query_until && is_negated_word(a);
+    if (query_word || (!a.empty() && a.front() == kLeadMark)) a.insert(a.begin(), kLeadMark);
   }
   return args;
 }
@@ -62,6 +86,11 @@ std::string unmark_message(std::string message) {
   std::string out;
   out.reserve(message.size());
   for (size_t i = 0; i < message.size(); ++i) {
+    // A lead mark is the first byte of an argument, before '-' or a lead mark of the argument's own.
+    if (message[i] == kLeadMark && i + 1 < message.size() && (message[i + 1] == '-' || message[i + 1] == kLeadMark)) {
+      out.push_back(message[++i]);
+      continue;
+    }
     // A mark is the last byte of an argument, after ']' or after a mark of the argument's own.
     const bool last_of_run = i + 1 == message.size() || message[i + 1] != kMark;
     if (message[i] == kMark && last_of_run && i > 0 && (message[i - 1] == ']' || message[i - 1] == kMark)) continue;

@@ -6,6 +6,11 @@
 // this, so main() marks every argument that ends in ']' before parsing (a value that ends in a
 // mark is never a bracket list) and a transform on every option takes the mark off again.
 // Values ending in the mark itself get one too, so the round trip is exact for any bytes.
+//
+// `keyword`'s query language has `-term` (NOT), but CLI11 reads `keyword hook -dain` as options
+// (`-dain` an unknown one; `-handling` as -h, printing help and exiting 0). A word of the query that
+// starts with '-' and is not one of the command's short flags gets a leading mark, so CLI11 reads it
+// as a word; the same transform takes it off.
 #pragma once
 
 #include <string>
@@ -18,7 +23,9 @@ class App;
 namespace osearch {
 
 // argv[1..] with the marks added, in the reversed order CLI::App::parse(std::vector&) takes.
-std::vector<std::string> protect_arguments(int argc, const char* const* argv);
+// `query_from` > 0: from that argv index on (up to a "--"), a word that starts with a single '-' and
+// is not made of the short flags -h, -q and -v only is a query word (keyword's `-term`).
+std::vector<std::string> protect_arguments(int argc, const char* const* argv, int query_from = 0);
 
 // Adds the unmarking transform to every option of `app` and of its subcommands (call it after the
 // last add_option). It also rejects an empty value for an option that takes one: `--index ""` or

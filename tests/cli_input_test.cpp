@@ -117,6 +117,37 @@ TEST_CASE("cli input: keyword words keep their brackets and subcommand names", "
     CHECK(f.json({"keyword", "hook", "--", "-dain"})["query"].s == "hook -dain");
 }
 
+TEST_CASE("cli input: keyword's -term words need no --", "[hardening][cli-input]") {
+    Fixture f;
+    // Each as the same query given as one string after "--".
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"keyword", "hook", "-dain"}, "hook -dain"},
+        {{"keyword", "-dain", "hook"}, "-dain hook"},
+        {{"keyword", "-dain hook"}, "-dain hook"},
+        {{"keyword", "hook", "-dain", "--limit", "5"}, "hook -dain"},
+        {{"keyword", "hook", "-project:dain"}, "hook -project:dain"},
+        {{"keyword", "hook", "-handling"}, "hook -handling"},  // starts like -h (help): a word
+    };
+    for (const auto& [args, query] : cases) {
+        INFO(Catch::Detail::stringify(args));
+        Json j = f.json(args);
+        CHECK(j["query"].s == query);
+        CHECK(j["total"].i == f.total({"keyword", "--", query}));
+    }
+    CHECK(f.total({"keyword", "hook"}) == 3);
+    CHECK(f.total({"keyword", "hook", "-dain"}) == 2);  // A and C: B holds "dain"
+    // The command's own short flags stay flags (-q, -v, -h, together too); values keep a leading dash.
+    CHECK(f.json({"keyword", "hook", "-q"})["query"].s == "hook");
+    CHECK(f.json({"keyword", "hook", "-qv"})["query"].s == "hook");
+    RunResult help = f.run({"keyword", "hook", "-h"});
+    CHECK(help.exit_code == 0);
+    CHECK(help.out.find("Usage:") != std::string::npos);
+    CHECK(f.total({"keyword", "hook", "--branch", "-dev"}) == 0);
+    // Only keyword reads them so: content takes its patterns as rg does (-e or --).
+    check_usage_error(f.run({"content", "-dain"}));
+    check_usage_error(f.run({"list", "-dain"}));
+}
+
 TEST_CASE("cli input: filter values with brackets and commas are one value", "[hardening][cli-input]") {
     Fixture f;
     // --project "[spotter,dain]" is a substring of one project, not spotter OR dain.
