@@ -116,25 +116,7 @@ void write_failures_envelope(JsonWriter& w, const FailuresResult& r) {
 
 template <typename Result, typename Item, typename Envelope>
 void print_structured(const Context& ctx, const Result& r, Item&& item, Envelope&& envelope) {
-  JsonWriter w = output_writer(ctx);
-  if (ctx.format == Format::Json) {
-    w.begin_object();
-    envelope(w, r);
-    w.key("results");
-    w.begin_array();
-    for (const auto& h : r.hits) item(w, h);
-    w.end_array();
-    w.end_object();
-  } else {
-    for (const auto& h : r.hits) item(w, h);
-    w.begin_object();
-    w.key("summary");
-    w.begin_object();
-    envelope(w, r);
-    w.end_object();
-    w.end_object();
-  }
-  write_output(ctx, w.str());
+  print_listing(ctx, "results", r.hits, [&](JsonWriter& w) { envelope(w, r); }, item);
 }
 
 std::string one_line(std::string_view s, size_t max_chars) {

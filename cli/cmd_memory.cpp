@@ -92,31 +92,15 @@ int run_list(const Context& ctx, const MemoryArgs& a) {
     }
     w.end_object();
   };
-  JsonWriter w;
-  if (ctx.format == Format::Jsonl) {
-    for (const auto& m : list.items) item(w, m);
-    w.begin_object();
-    w.key("summary");
-    w.begin_object();
-    w.key("action"); w.value("memory_list");
-    w.key("total"); w.value(list.total);
-    w.key("returned"); w.value(static_cast<uint64_t>(list.items.size()));
-    w.end_object();
-    w.end_object();
-  } else {
-    w.begin_object();
+  // The same envelope in both formats: the JSON Lines summary used to leave out `truncated`.
+  auto envelope = [&](JsonWriter& w) {
     w.key("action"); w.value("memory_list");
     w.key("query"); w.value(o.query);
     w.key("total"); w.value(list.total);
     w.key("returned"); w.value(static_cast<uint64_t>(list.items.size()));
     w.key("truncated"); w.value(o.offset + list.items.size() < list.total);
-    w.key("results");
-    w.begin_array();
-    for (const auto& m : list.items) item(w, m);
-    w.end_array();
-    w.end_object();
-  }
-  emit(ctx, w);
+  };
+  print_listing(ctx, "results", list.items, envelope, item);
   return 0;
 }
 

@@ -58,6 +58,39 @@ void write_output(const Context& ctx, std::string_view text);
 // grows; for ctx.output (`osearch mcp`, which bounds the whole text) it holds everything.
 JsonWriter output_writer(const Context& ctx);
 
+// The last line of a JSON Lines result: {"summary":{…}}, the fields `envelope(w)` writes (those of
+// the JSON result's envelope, so that either format reports the same totals and limits).
+template <typename Envelope>
+void write_jsonl_summary(JsonWriter& w, Envelope&& envelope) {
+  w.begin_object();
+  w.key("summary");
+  w.begin_object();
+  envelope(w);
+  w.end_object();
+  w.end_object();
+}
+
+// A result that is a list. JSON: {envelope…, "<key>":[items]}; JSON Lines: an item a line, then
+// the summary.
+template <typename Items, typename Envelope, typename WriteItem>
+void print_listing(const Context& ctx, std::string_view key, const Items& items, Envelope&& envelope,
+                   WriteItem&& write_item) {
+  JsonWriter w = output_writer(ctx);
+  if (ctx.format == Format::Jsonl) {
+    for (const auto& item : items) write_item(w, item);
+    write_jsonl_summary(w, envelope);
+  } else {
+    w.begin_object();
+    envelope(w);
+    w.key(key);
+    w.begin_array();
+    for (const auto& item : items) write_item(w, item);
+    w.end_array();
+    w.end_object();
+  }
+  write_output(ctx, w.str());
+}
+
 // Bad input is exit code 2 (engine/query/query.h); the CLI raises the same type for usage errors.
 using UsageError = BadInput;
 

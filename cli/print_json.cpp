@@ -123,12 +123,7 @@ void print_json(const Context& ctx, const QueryResult& r) {
 void print_jsonl(const Context& ctx, const QueryResult& r) {
   JsonWriter w = output_writer(ctx);
   for (const auto& h : r.hits) write_hit(w, r, h);
-  w.begin_object();
-  w.key("summary");
-  w.begin_object();
-  write_envelope_fields(w, r);
-  w.end_object();
-  w.end_object();
+  write_jsonl_summary(w, [&](JsonWriter& w) { write_envelope_fields(w, r); });
   write_output(ctx, w.str());
 }
 

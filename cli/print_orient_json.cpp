@@ -274,25 +274,7 @@ void write_overview_body(JsonWriter& w, const Overview& o) {
 // JSON: {envelope…, results:[…]}; JSONL: one result a line, then {"summary":{envelope}}.
 template <typename Rows, typename WriteRow>
 void print_rows(const Context& ctx, const OrientEnvelope& e, const Rows& rows, WriteRow&& write_row) {
-  JsonWriter w = output_writer(ctx);
-  if (ctx.format == Format::Jsonl) {
-    for (const auto& r : rows) write_row(w, r);
-    w.begin_object();
-    w.key("summary");
-    w.begin_object();
-    write_envelope(w, e);
-    w.end_object();
-    w.end_object();
-  } else {
-    w.begin_object();
-    write_envelope(w, e);
-    w.key("results");
-    w.begin_array();
-    for (const auto& r : rows) write_row(w, r);
-    w.end_array();
-    w.end_object();
-  }
-  write_output(ctx, w.str());
+  print_listing(ctx, "results", rows, [&](JsonWriter& w) { write_envelope(w, e); }, write_row);
 }
 
 }  // namespace
@@ -327,12 +309,7 @@ void print_workflow(const Context& ctx, const OrientEnvelope& e, const WorkflowT
     w.end_object();
     for (const auto& p : t.phases)
       for (const auto& a : p.agents) write_workflow_agent(w, a, file);
-    w.begin_object();
-    w.key("summary");
-    w.begin_object();
-    write_envelope(w, e);
-    w.end_object();
-    w.end_object();
+    write_jsonl_summary(w, [&](JsonWriter& w) { write_envelope(w, e); });
     return write_output(ctx, w.str());
   }
   w.begin_object();

@@ -108,12 +108,7 @@ void print_stats_json(const Context& ctx, const StatsResult& r) {
 void print_stats_jsonl(const Context& ctx, const StatsResult& r) {
   JsonWriter w = output_writer(ctx);
   for (const auto& row : r.rows) write_row(w, r, row);
-  w.begin_object();
-  w.key("summary");
-  w.begin_object();
-  write_envelope(w, r);
-  w.end_object();
-  w.end_object();
+  write_jsonl_summary(w, [&](JsonWriter& w) { write_envelope(w, r); });
   write_output(ctx, w.str());
 }
 

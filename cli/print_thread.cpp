@@ -174,25 +174,8 @@ void print_thread(const Context& ctx, const ThreadResult& r, const RunInfo& info
     text_footer("messages", r.messages.size(), r.total, info, st);
     return;
   }
-  JsonWriter w = output_writer(ctx);
-  if (ctx.format == Format::Jsonl) {
-    for (const auto& m : r.messages) write_message(w, m);
-    w.begin_object();
-    w.key("summary");
-    w.begin_object();
-    envelope(w);
-    w.end_object();
-    w.end_object();
-  } else {
-    w.begin_object();
-    envelope(w);
-    w.key("messages");
-    w.begin_array();
-    for (const auto& m : r.messages) write_message(w, m);
-    w.end_array();
-    w.end_object();
-  }
-  write_output(ctx, w.str());
+  print_listing(ctx, "messages", r.messages, envelope,
+                [](JsonWriter& w, const MessageView& m) { write_message(w, m); });
 }
 
 void print_context(const Context& ctx, const ContextResult& r, const RunInfo& info) {
@@ -276,25 +259,7 @@ void print_context(const Context& ctx, const ContextResult& r, const RunInfo& in
     text_footer("sessions hold the message", r.matches.size(), r.matches.size(), info, st);
     return;
   }
-  JsonWriter w = output_writer(ctx);
-  if (ctx.format == Format::Jsonl) {
-    for (const auto& m : r.matches) write_match(w, m);
-    w.begin_object();
-    w.key("summary");
-    w.begin_object();
-    envelope(w);
-    w.end_object();
-    w.end_object();
-  } else {
-    w.begin_object();
-    envelope(w);
-    w.key("matches");
-    w.begin_array();
-    for (const auto& m : r.matches) write_match(w, m);
-    w.end_array();
-    w.end_object();
-  }
-  write_output(ctx, w.str());
+  print_listing(ctx, "matches", r.matches, envelope, write_match);
 }
 
 void print_trace(const Context& ctx, const TraceResult& r, const RunInfo& info) {
@@ -325,22 +290,19 @@ void print_trace(const Context& ctx, const TraceResult& r, const RunInfo& info) 
   if (ctx.format == Format::Jsonl) {
     // The steps of each chain in turn, root first; the summary gives each chain's session and length.
     for (const auto& m : r.matches) write_steps(w, m.chain);
-    w.begin_object();
-    w.key("summary");
-    w.begin_object();
-    envelope(w);
-    w.key("chains");
-    w.begin_array();
-    for (const auto& m : r.matches) {
-      w.begin_object();
-      w.key("session_id"); w.value(m.session.shown_id());
-      w.key("length"); w.value(static_cast<uint64_t>(m.chain.steps.size()));
-      write_chain_end(w, m.chain);
-      w.end_object();
-    }
-    w.end_array();
-    w.end_object();
-    w.end_object();
+    write_jsonl_summary(w, [&](JsonWriter& w) {
+      envelope(w);
+      w.key("chains");
+      w.begin_array();
+      for (const auto& m : r.matches) {
+        w.begin_object();
+        w.key("session_id"); w.value(m.session.shown_id());
+        w.key("length"); w.value(static_cast<uint64_t>(m.chain.steps.size()));
+        write_chain_end(w, m.chain);
+        w.end_object();
+      }
+      w.end_array();
+    });
   } else {
     w.begin_object();
     envelope(w);

@@ -188,6 +188,43 @@ TEST_CASE("cli: jsonl prints one object per result then a summary line", "[cli]"
     CHECK(parse(ll[3])["summary"]["total"].i == 3);
 }
 
+TEST_CASE("cli: every list's JSONL summary holds the JSON envelope", "[cli]") {
+    Cli cli({kAlex, kPosh, kSoph});
+    const std::string uuid = cli.json({"keyword", "file", "--by", "message", "--limit", "1"})["results"][0]["message_uuid"].s;
+    // Each command, and the key of its list in JSON.
+    const std::vector<std::pair<std::vector<std::string>, std::string>> commands = {
+        {{"keyword", "file", "--limit", "1"}, "results"}, {{"content", "file", "--limit", "1"}, "results"},
+        {{"list", "--limit", "1"}, "results"},            {{"thread", kAlexId, "--limit", "2"}, "messages"},
+        {{"context", uuid}, "matches"},                   {{"files", "README.md"}, "results"},
+        {{"failures"}, "results"},                        {{"subagents"}, "results"},
+        {{"workflows"}, "results"},                       {{"stats", "tools", "--limit", "1"}, "rows"},
+        {{"memory", "list"}, "results"},
+    };
+    for (const auto& [args, list_key] : commands) {
+        INFO(Catch::Detail::stringify(args));
+        Json j = cli.json(args);
+        RunResult r = cli.run(args, "jsonl");
+        REQUIRE(r.exit_code == 0);
+        auto lines = lines_of(r.out);
+        REQUIRE_FALSE(lines.empty());
+        const Json last = parse(lines.back());
+        REQUIRE(last["summary"].is_obj());
+        const Json& summary = last["summary"];
+        std::vector<std::string> envelope;
+        for (const auto& k : j.keys())
+            if (k != list_key) envelope.push_back(k);
+        CHECK(summary.keys() == envelope);
+        CHECK(lines.size() == j[list_key].a.size() + 1);
+        for (const char* k : {"action", "total", "returned", "truncated"})
+            if (j.has(k)) {
+                INFO(k);
+                CHECK(summary[k].i == j[k].i);
+                CHECK(summary[k].b == j[k].b);
+                CHECK(summary[k].s == j[k].s);
+            }
+    }
+}
+
 TEST_CASE("cli: snippets respect --snippet-chars and stay valid UTF-8 on CJK and emoji", "[cli]") {
     Cli cli({kSoph, kAlex});
     for (size_t n : {1u, 2u, 5u, 10u, 17u, 40u, 80u, 200u}) {
