@@ -109,22 +109,9 @@ void write_session_json(JsonWriter& w, const SessionRec& s) {
 }
 
 void print_json(const Context& ctx, const QueryResult& r) {
-  JsonWriter w = output_writer(ctx);
-  w.begin_object();
-  write_envelope_fields(w, r);
-  w.key("results");
-  w.begin_array();
-  for (const auto& h : r.hits) write_hit(w, r, h);
-  w.end_array();
-  w.end_object();
-  write_output(ctx, w.str());
-}
-
-void print_jsonl(const Context& ctx, const QueryResult& r) {
-  JsonWriter w = output_writer(ctx);
-  for (const auto& h : r.hits) write_hit(w, r, h);
-  write_jsonl_summary(w, [&](JsonWriter& w) { write_envelope_fields(w, r); });
-  write_output(ctx, w.str());
+  print_listing(
+      ctx, "results", r.hits, [&](JsonWriter& w) { write_envelope_fields(w, r); },
+      [&](JsonWriter& w, const Hit& h) { write_hit(w, r, h); });
 }
 
 }  // namespace osearch

@@ -94,22 +94,9 @@ std::string text_row(const StatsResult& r, const StatsRow& row) {
 }  // namespace
 
 void print_stats_json(const Context& ctx, const StatsResult& r) {
-  JsonWriter w = output_writer(ctx);
-  w.begin_object();
-  write_envelope(w, r);
-  w.key("rows");
-  w.begin_array();
-  for (const auto& row : r.rows) write_row(w, r, row);
-  w.end_array();
-  w.end_object();
-  write_output(ctx, w.str());
-}
-
-void print_stats_jsonl(const Context& ctx, const StatsResult& r) {
-  JsonWriter w = output_writer(ctx);
-  for (const auto& row : r.rows) write_row(w, r, row);
-  write_jsonl_summary(w, [&](JsonWriter& w) { write_envelope(w, r); });
-  write_output(ctx, w.str());
+  print_listing(
+      ctx, "rows", r.rows, [&](JsonWriter& w) { write_envelope(w, r); },
+      [&](JsonWriter& w, const StatsRow& row) { write_row(w, r, row); });
 }
 
 void print_stats_text(const StatsResult& r, bool color) {

@@ -11,16 +11,14 @@
 
 namespace osearch {
 
-void print_json(const Context& ctx, const QueryResult& r);
-void print_jsonl(const Context& ctx, const QueryResult& r);
+void print_json(const Context& ctx, const QueryResult& r);  // JSON or JSON Lines, by ctx.format
 void print_text(const QueryResult& r, bool color);
 
 inline void print_result(const Context& ctx, const QueryResult& r) {
-  switch (ctx.format) {
-    case Format::Json: print_json(ctx, r); break;
-    case Format::Jsonl: print_jsonl(ctx, r); break;
-    case Format::Text: print_text(r, ctx.stdout_tty); break;
-  }
+  if (ctx.format == Format::Text)
+    print_text(r, ctx.stdout_tty);
+  else
+    print_json(ctx, r);
 }
 
 // A session object as `list` prints it (resume_hint included): for results that carry one session.
