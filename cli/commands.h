@@ -32,6 +32,30 @@ struct SearchArgs {
   } numbers;
 };
 
+// The common filters (add_filters in cli/main.cpp) from a frontend's named parameters: `osearch mcp`'s
+// tool arguments, `osearch serve`'s query parameters. One list, so that no frontend lacks a filter.
+// `Params` has text(name), list(name) and flag(name); `spell` joins the words of a two-word name as
+// the frontend does ("include_meta", "include-meta").
+template <typename Params, typename Spell>
+void fill_filters(const Params& p, SearchArgs& s, Spell&& spell) {
+  FilterArgs& f = s.filters;
+  f.project = p.list("project");
+  f.agent = p.list("agent");
+  f.session = p.list("session");
+  f.branch = p.list("branch");
+  f.model = p.list("model");
+  f.role = p.list("role");
+  f.type = p.list("type");
+  f.tool = p.list("tool");
+  f.since = p.text("since");
+  f.until = p.text("until");
+  f.cwd = p.text("cwd");
+  f.include_meta = p.flag(spell("include", "meta"));
+  s.numbers.limit = p.text("limit");
+  s.numbers.offset = p.text("offset");
+  s.numbers.snippet_chars = p.text(spell("snippet", "chars"));
+}
+
 // `thread SESSION`, `context UUID`, `trace UUID` (cli/cmd_thread.cpp).
 struct ThreadArgs {
   std::string target;   // SESSION for thread, UUID for context/trace

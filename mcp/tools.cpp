@@ -72,23 +72,11 @@ std::vector<Param> with_text_cut(std::vector<Param> p, More... more) {
   return p;
 }
 
+// Tool arguments are snake_case.
 void fill_filters(const Args& a, SearchArgs& s) {
-  FilterArgs& f = s.filters;
-  f.project = a.list("project");
-  f.agent = a.list("agent");
-  f.session = a.list("session");
-  f.branch = a.list("branch");
-  f.model = a.list("model");
-  f.role = a.list("role");
-  f.type = a.list("type");
-  f.tool = a.list("tool");
-  f.since = a.text("since");
-  f.until = a.text("until");
-  f.cwd = a.text("cwd");
-  f.include_meta = a.flag("include_meta");
-  s.numbers.limit = a.text("limit");
-  s.numbers.offset = a.text("offset");
-  s.numbers.snippet_chars = a.text("snippet_chars");
+  osearch::fill_filters(a, s, [](std::string_view a, std::string_view b) {
+    return std::string(a) + "_" + std::string(b);
+  });
 }
 
 void run_keyword(const Context& ctx, const Args& a) {

@@ -32,22 +32,10 @@ struct Endpoint {
 };
 
 void fill_filters(const QueryParams& q, SearchArgs& s) {
-  FilterArgs& f = s.filters;
-  f.project = q.list("project");
-  f.agent = q.list("agent");
-  f.session = q.list("session");
-  f.branch = q.list("branch");
-  f.model = q.list("model");
-  f.role = q.list("role");
-  f.type = q.list("type");
-  f.tool = q.list("tool");
-  f.since = q.text("since");
-  f.until = q.text("until");
-  f.cwd = q.text("cwd");
-  f.include_meta = q.flag("include-meta");
-  s.numbers.limit = q.text("limit");
-  s.numbers.offset = q.text("offset");
-  s.numbers.snippet_chars = q.text("snippet-chars");
+  // Query parameters are spelt as the CLI's options.
+  osearch::fill_filters(q, s, [](std::string_view a, std::string_view b) {
+    return std::string(a) + "-" + std::string(b);
+  });
 }
 
 // A choice the CLI checks with CLI11 before the command runs.
