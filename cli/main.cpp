@@ -304,7 +304,10 @@ int main(int argc, char** argv) {
   auto err_ctx = [&]() { return have_ctx ? ctx : error_context(g.format); };
   try {
     // keyword's words may be `-term` (NOT): they start after the command.
-    std::vector<std::string> args = protect_arguments(argc, argv, named == "keyword" ? command.at + 1 : 0);
+    std::vector<std::string> args =
+        named == "keyword" && keyword != nullptr
+            ? protect_arguments(argc, argv, command.at + 1, long_option_names(*keyword))
+            : protect_arguments(argc, argv);
     app.parse(args);
     ctx = resolve_context(g);
     have_ctx = true;

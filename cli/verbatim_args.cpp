@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <charconv>
 #include <string_view>
 
@@ -59,9 +60,24 @@ void walk(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) walk(*sub);
 }
 
+bool names_an_option(std::string_view word, const std::vector<std::string>& long_options) {
+  std::string_view name = word.substr(1);
+  name = name.substr(0, name.find('='));
+  return std::find(long_options.begin(), long_options.end(), name) != long_options.end();
+}
+
 }  // namespace
 
-std::vector<std::string> protect_arguments(int argc, const char* const* argv, int query_from) {
+std::vector<std::string> long_option_names(const CLI::App& cmd) {
+  std::vector<std::string> names;
+  for (const CLI::App* app = &cmd; app != nullptr; app = app->get_parent())
+    for (const CLI::Option* opt : app->get_options({}))
+      for (const std::string& n : opt->get_lnames()) names.push_back(n);
+  return names;
+}
+
+std::vector<std::string> protect_arguments(int argc, const char* const* argv, int query_from,
+                                           const std::vector<std::string>& long_options) {
   int query_until = argc;  // a "--" ends the options; CLI11 reads what follows as words already
   if (query_from > 0)
     for (int i = query_from; i < argc; ++i)
@@ -74,7 +90,8 @@ std::vector<std::string> protect_arguments(int argc, const char* const* argv, in
     args.emplace_back(argv[i]);
     std::string& a = args.back();
     if (needs_mark(a)) a.push_back(kMark);
-    const bool query_word = query_from > 0 && i >= query_from && i < query_until && is_negated_word(a);
+    const bool query_word = query_from > 0 && i >= query_from && i < query_until && is_negated_word(a) &&
+                            !names_an_option(a, long_options);
     if (query_word || (!a.empty() && a.front() == kLeadMark)) a.insert(a.begin(), kLeadMark);
   }
   return args;

@@ -143,6 +143,15 @@ TEST_CASE("cli input: keyword's -term words need no --", "[hardening][cli-input]
     CHECK(help.exit_code == 0);
     CHECK(help.out.find("Usage:") != std::string::npos);
     CHECK(f.total({"keyword", "hook", "--branch", "-dev"}) == 0);
+    // A word that names one of its options is a mistyped option, not a NOT word: exit 2, not a search.
+    for (const auto& args : std::vector<std::vector<std::string>>{{"keyword", "hook", "-limit", "5"},
+                                                                  {"keyword", "hook", "-project=dain"},
+                                                                  {"keyword", "hook", "-format", "json"},
+                                                                  {"keyword", "-since", "7d", "hook"}}) {
+        INFO(Catch::Detail::stringify(args));
+        check_usage_error(f.run(args));
+    }
+    CHECK(f.total({"keyword", "--", "hook -limit"}) == 3);  // after "--" it is a word
     // Only keyword reads them so: content takes its patterns as rg does (-e or --).
     check_usage_error(f.run({"content", "-dain"}));
     check_usage_error(f.run({"list", "-dain"}));
