@@ -120,6 +120,7 @@ void add_run(IndexSummary& total, const IndexSummary& run) {
   total.new_messages += run.new_messages;
   total.new_tool_calls += run.new_tool_calls;
   total.emptied_roots.insert(total.emptied_roots.end(), run.emptied_roots.begin(), run.emptied_roots.end());
+  total.root_hints.insert(total.root_hints.end(), run.root_hints.begin(), run.root_hints.end());
   // Another indexer ran (this run saw nothing), or a stop cut the run short (it saw part of the
   // corpus): the state stays the last whole run's.
   // The quick check's "unchanged" (a watcher's run on an idle corpus) counts nothing either.
@@ -138,8 +139,10 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
   const char* signal_name = stop_signal == SIGINT ? "SIGINT" : "SIGTERM";
   // A root that listed nothing over indexed transcripts is said without --verbose (--verbose names it
   // among the problems).
-  if (!ctx.verbose && !ctx.quiet)
+  if (!ctx.verbose && !ctx.quiet) {
     for (const auto& p : s.emptied_roots) print_warning(p);
+    for (const auto& p : s.root_hints) print_warning(p);
+  }
   if (ctx.verbose)
     for (const auto& p : s.problems) std::fprintf(stderr, "osearch: %s\n", terminal_safe(p, LineBreaks::Visible).c_str());
   else if (!s.lost.empty())  // data loss is said even without --verbose
@@ -206,10 +209,11 @@ void print_summary(const Context& ctx, const IndexArgs& args, const IndexSummary
   if (!s.lost.empty()) {
     w.key("lost"); w.value(s.lost);
   }
-  if (!s.emptied_roots.empty()) {  // like "lost": without --verbose
+  if (!s.emptied_roots.empty() || !s.root_hints.empty()) {  // like "lost": without --verbose
     w.key("warnings");
     w.begin_array();
     for (const auto& p : s.emptied_roots) w.value(p);
+    for (const auto& p : s.root_hints) w.value(p);
     w.end_array();
   }
   if (s.compacted) {  // --compact, or garbage past the rule (engine/index/garbage.h)

@@ -36,14 +36,18 @@ TEST_CASE("index: a root that exists but lists nothing over indexed transcripts 
   const std::string& line = wrong.emptied_roots.front();
   CHECK(line.find("claude source " + home + ":") == 0);
   CHECK(line.find(std::to_string(first.files_seen) + " indexed from under it") != std::string::npos);
+  CHECK(line.find("did you mean --source claude=" + projects + "?") != std::string::npos);
   CHECK(std::find(wrong.problems.begin(), wrong.problems.end(), line) != wrong.problems.end());
   CHECK(wrong.sessions == first.sessions);  // the archive keeps them
   CHECK(all_source_deleted(idx));
 
-  // Said once: the next run has nothing left to mark.
+  // The marking is said once: the next run has nothing left to mark, and names the right root only.
   IndexSummary again = run_index(idx, {SourceRoot{"claude", home}}, {});
   CHECK(again.files_deleted == 0);
   CHECK(again.emptied_roots.empty());
+  REQUIRE(again.root_hints.size() == 1);
+  CHECK(again.root_hints.front() ==
+        "claude source " + home + ": no transcript found there; did you mean --source claude=" + projects + "?");
 
   // The right root brings every session back.
   IndexSummary right = run_index(idx, {SourceRoot{"claude", projects}}, {});
@@ -78,6 +82,35 @@ TEST_CASE("index: an empty root on a new index, and a missing root, are silent",
   CHECK(gone.problems.empty());
 }
 
+TEST_CASE("index: a root one level above its agent's layout is named with the right one", "[index]") {
+  TempDir tmp("emptied-root-layout");
+  // omp and pi homes (~/.omp, ~/.pi), a dir holding `agent/sessions`, and a Claude config dir.
+  const std::vector<std::pair<SourceRoot, std::string>> cases = {
+      {{"omp", tmp / "home/.omp"}, tmp / "home/.omp/agent/sessions"},
+      {{"pi", tmp / "home"}, tmp / "home/.pi/agent/sessions"},
+      {{"omp", tmp / "profile"}, tmp / "profile/agent/sessions"},
+      {{"claude", tmp / "cfg"}, tmp / "cfg/projects"},
+  };
+  for (const auto& [root, right] : cases) {
+    INFO(root.agent << "=" << root.dir);
+    fs::create_directories(right + "/-some-project");
+    IndexSummary s = run_index(tmp / ("idx-" + root.agent + std::to_string(root.dir.size())), {root}, {});
+    CHECK(s.emptied_roots.empty());
+    REQUIRE(s.root_hints.size() == 1);
+    CHECK(s.root_hints.front() == root.agent + " source " + root.dir + ": no transcript found there; did you mean --source " +
+                                      root.agent + "=" + right + "?");
+    CHECK(std::find(s.problems.begin(), s.problems.end(), s.root_hints.front()) != s.problems.end());
+  }
+  // The right roots themselves, empty as they are, are silent; so is a Codex home (walked to any depth).
+  for (const auto& [root, right] : cases) {
+    IndexSummary s = run_index(tmp / "idx-right", {SourceRoot{root.agent, right}}, {});
+    CHECK(s.emptied_roots.empty());
+    CHECK(s.root_hints.empty());
+  }
+  fs::create_directories(tmp / "codex-home/sessions");
+  CHECK(run_index(tmp / "idx-codex", {SourceRoot{"codex", tmp / "codex-home"}}, {}).root_hints.empty());
+}
+
 TEST_CASE("cli: a query's refresh says when its root lists nothing over indexed transcripts", "[cli][index]") {
   TempDir tmp("emptied-root-cli");
   const std::string home = tmp / "home";
@@ -102,4 +135,11 @@ TEST_CASE("cli: a query's refresh says when its root lists nothing over indexed 
   CHECK(ix.exit_code == 0);
   CHECK(ix.err.find("no transcript found there") != std::string::npos);
   CHECK(ix.out.find("\"warnings\":[\"claude source " + home + ": no transcript found there") != std::string::npos);
+  // Each `index` that lists the root names the right one; queries do not repeat it.
+  RunResult ix2 = run_osearch({"--index", idx, "--source", "claude=" + home, "index", "--full", "--format", "json"});
+  CHECK(ix2.exit_code == 0);
+  CHECK(ix2.err.find("did you mean --source claude=" + projects + "?") != std::string::npos);
+  CHECK(ix2.out.find("did you mean --source claude=" + projects + "?") != std::string::npos);
+  RunResult q3 = run_osearch({"--index", idx, "--source", "claude=" + home, "list", "--format", "json"});
+  CHECK(q3.err.find("did you mean") == std::string::npos);
 }

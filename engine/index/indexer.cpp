@@ -368,7 +368,9 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       emptied.marked_deleted(path);
     }
     summary.emptied_roots = emptied.lines();
+    summary.root_hints = emptied.hints();
     summary.problems.insert(summary.problems.end(), summary.emptied_roots.begin(), summary.emptied_roots.end());
+    summary.problems.insert(summary.problems.end(), summary.root_hints.begin(), summary.root_hints.end());
     // A session that lost a transcript since it was read cannot be rebuilt from its files: dropping
     // it would lose that transcript's messages, which only the index holds now. Its replaced file is
     // read again whole on top of what is stored instead (messages are stored once per uuid; a uuid

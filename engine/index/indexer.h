@@ -91,6 +91,8 @@ struct IndexSummary {
   // Of those, roots that exist but listed nothing while the index held transcripts from under them,
   // now marked source_deleted (engine/index/emptied_roots.h): said even without --verbose.
   std::vector<std::string> emptied_roots;
+  // And roots that list nothing but hold their agent's layout further down: `index` says them.
+  std::vector<std::string> root_hints;
   // --full or a schema change: a new generation was built beside the old one and switched to.
   bool rebuilt = false;
   uint64_t salvaged_memories = 0, salvaged_sessions = 0;  // carried over from the old env
