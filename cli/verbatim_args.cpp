@@ -30,7 +30,9 @@ bool is_short_flag_cluster(std::string_view s) {
   return s.size() >= 2 && s[0] == '-' && s.substr(1).find_first_not_of("hqv") == std::string_view::npos;
 }
 
-bool is_negated_word(std::string_view s) { return s.size() >= 2 && s[0] == '-' && s[1] != '-' && !is_short_flag_cluster(s); }
+bool is_negated_word(std::string_view s) {
+  return s.size() >= 2 && s[0] == '-' && s[1] != '-' && !is_short_flag_cluster(s);
+}
 
 void add_transform(CLI::Option* opt) {
   const bool takes_value = opt->get_expected_max() > 0;

@@ -190,7 +190,8 @@ TEST_CASE("cli: jsonl prints one object per result then a summary line", "[cli]"
 
 TEST_CASE("cli: every list's JSONL summary holds the JSON envelope", "[cli]") {
     Cli cli({kAlex, kPosh, kSoph});
-    const std::string uuid = cli.json({"keyword", "file", "--by", "message", "--limit", "1"})["results"][0]["message_uuid"].s;
+    const std::string uuid =
+        cli.json({"keyword", "file", "--by", "message", "--limit", "1"})["results"][0]["message_uuid"].s;
     // Each command, and the key of its list in JSON.
     const std::vector<std::pair<std::vector<std::string>, std::string>> commands = {
         {{"keyword", "file", "--limit", "1"}, "results"}, {{"content", "file", "--limit", "1"}, "results"},

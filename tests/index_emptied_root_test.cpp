@@ -97,8 +97,9 @@ TEST_CASE("index: a root one level above its agent's layout is named with the ri
     IndexSummary s = run_index(tmp / ("idx-" + root.agent + std::to_string(root.dir.size())), {root}, {});
     CHECK(s.emptied_roots.empty());
     REQUIRE(s.root_hints.size() == 1);
-    CHECK(s.root_hints.front() == root.agent + " source " + root.dir + ": no transcript found there; did you mean --source " +
-                                      root.agent + "=" + right + "?");
+    CHECK(s.root_hints.front() == root.agent + " source " + root.dir +
+                                      ": no transcript found there; did you mean --source " + root.agent + "=" + right +
+                                      "?");
     CHECK(std::find(s.problems.begin(), s.problems.end(), s.root_hints.front()) != s.problems.end());
   }
   // The right roots themselves, empty as they are, are silent; so is a Codex home (walked to any depth).

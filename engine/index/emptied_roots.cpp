@@ -66,7 +66,8 @@ std::vector<std::string> EmptiedRoots::hints() const {
     if (!clean_[i] || found_[i] != 0 || deleted_[i] != 0 || !std::filesystem::is_directory(roots_[i].dir, ec))
       continue;
     const std::string better = suggestion(roots_[i]);
-    if (!better.empty()) out.push_back(roots_[i].agent + " source " + roots_[i].dir + ": no transcript found there;" + better);
+    if (!better.empty())
+      out.push_back(roots_[i].agent + " source " + roots_[i].dir + ": no transcript found there;" + better);
   }
   return out;
 }
