@@ -43,18 +43,20 @@ std::string suggestion(const SourceRoot& root) {
 
 }  // namespace
 
+bool EmptiedRoots::listed_nothing(size_t i) const {
+  std::error_code ec;
+  return clean_[i] && found_[i] == 0 && std::filesystem::is_directory(roots_[i].dir, ec);
+}
+
 std::vector<std::string> EmptiedRoots::lines() const {
   std::vector<std::string> out;
   for (size_t i = 0; i < roots_.size(); ++i) {
-    std::error_code ec;
-    if (!clean_[i] || found_[i] != 0 || !std::filesystem::is_directory(roots_[i].dir, ec)) continue;
-    if (deleted_[i] == 0) continue;
+    if (deleted_[i] == 0 || !listed_nothing(i)) continue;
     const std::string better = suggestion(roots_[i]);
-    const std::string head = roots_[i].agent + " source " + roots_[i].dir + ": no transcript found there";
-    if (deleted_[i] > 0)
-      out.push_back(head + ", but " + std::to_string(deleted_[i]) + " indexed from under it " +
-                    (deleted_[i] == 1 ? "was" : "were") + ": marked source_deleted (their sessions stay searchable);" +
-                    (better.empty() ? " is it the right directory?" : better));
+    out.push_back(roots_[i].agent + " source " + roots_[i].dir + ": no transcript found there, but " +
+                  std::to_string(deleted_[i]) + " indexed from under it " + (deleted_[i] == 1 ? "was" : "were") +
+                  ": marked source_deleted (their sessions stay searchable);" +
+                  (better.empty() ? " is it the right directory?" : better));
   }
   return out;
 }
@@ -62,9 +64,7 @@ std::vector<std::string> EmptiedRoots::lines() const {
 std::vector<std::string> EmptiedRoots::hints() const {
   std::vector<std::string> out;
   for (size_t i = 0; i < roots_.size(); ++i) {
-    std::error_code ec;
-    if (!clean_[i] || found_[i] != 0 || deleted_[i] != 0 || !std::filesystem::is_directory(roots_[i].dir, ec))
-      continue;
+    if (deleted_[i] != 0 || !listed_nothing(i)) continue;
     const std::string better = suggestion(roots_[i]);
     if (!better.empty())
       out.push_back(roots_[i].agent + " source " + roots_[i].dir + ": no transcript found there;" + better);

@@ -31,6 +31,7 @@ class EmptiedRoots {
   std::vector<std::string> hints() const;
 
  private:
+  bool listed_nothing(size_t i) const;  // root i is a directory, listed cleanly, with no transcript
   const std::vector<SourceRoot>& roots_;
   std::vector<size_t> found_, deleted_;
   std::vector<bool> clean_;
