@@ -306,7 +306,7 @@ int main(int argc, char** argv) {
     // keyword's words may be `-term` (NOT): they start after the command.
     std::vector<std::string> args =
         named == "keyword" && keyword != nullptr
-            ? protect_arguments(argc, argv, command.at + 1, long_option_names(*keyword))
+            ? protect_arguments(argc, argv, command.at + 1, option_names(*keyword))
             : protect_arguments(argc, argv);
     app.parse(args);
     ctx = resolve_context(g);

@@ -24,14 +24,16 @@ constexpr char kLeadMark = '\x1e';
 
 bool needs_mark(const std::string& s) { return !s.empty() && (s.back() == ']' || s.back() == kMark); }
 
-// The short flags a command that takes a query accepts (help, and the global -q and -v): "-qv" is
-// flags, "-dain", "-handling", "-role:user" and "-5" are NOT words of the query.
-bool is_short_flag_cluster(std::string_view s) {
-  return s.size() >= 2 && s[0] == '-' && s.substr(1).find_first_not_of("hqv") == std::string_view::npos;
-}
-
-bool is_negated_word(std::string_view s) {
-  return s.size() >= 2 && s[0] == '-' && s[1] != '-' && !is_short_flag_cluster(s);
+// A word of a query that starts with one '-' and is no option of the command: not made of its short
+// flags only (keyword's -h, -q, -v: "-qv" is flags; "-dain", "-handling", "-role:user", "-5" are
+// NOT words), and not one of its long names after a single dash (`-limit 5`, `-project=x`: a
+// mistyped option, left to CLI11 to reject rather than searched for).
+bool is_negated_word(std::string_view s, const OptionNames& names) {
+  if (s.size() < 2 || s[0] != '-' || s[1] == '-') return false;
+  if (s.substr(1).find_first_not_of(names.short_flags) == std::string_view::npos) return false;
+  std::string_view name = s.substr(1);
+  name = name.substr(0, name.find('='));
+  return std::find(names.long_names.begin(), names.long_names.end(), name) == names.long_names.end();
 }
 
 void add_transform(CLI::Option* opt) {
@@ -62,24 +64,21 @@ void walk(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands({})) walk(*sub);
 }
 
-bool names_an_option(std::string_view word, const std::vector<std::string>& long_options) {
-  std::string_view name = word.substr(1);
-  name = name.substr(0, name.find('='));
-  return std::find(long_options.begin(), long_options.end(), name) != long_options.end();
-}
-
 }  // namespace
 
-std::vector<std::string> long_option_names(const CLI::App& cmd) {
-  std::vector<std::string> names;
+OptionNames option_names(const CLI::App& cmd) {
+  OptionNames names;
   for (const CLI::App* app = &cmd; app != nullptr; app = app->get_parent())
-    for (const CLI::Option* opt : app->get_options({}))
-      for (const std::string& n : opt->get_lnames()) names.push_back(n);
+    for (const CLI::Option* opt : app->get_options({})) {
+      for (const std::string& n : opt->get_lnames()) names.long_names.push_back(n);
+      if (opt->get_expected_max() == 0)  // a flag: it may stand in a cluster
+        for (const std::string& n : opt->get_snames()) names.short_flags += n;
+    }
   return names;
 }
 
 std::vector<std::string> protect_arguments(int argc, const char* const* argv, int query_from,
-                                           const std::vector<std::string>& long_options) {
+                                           const OptionNames& options) {
   int query_until = argc;  // a "--" ends the options; CLI11 reads what follows as words already
   if (query_from > 0)
     for (int i = query_from; i < argc; ++i)
@@ -92,8 +91,7 @@ std::vector<std::string> protect_arguments(int argc, const char* const* argv, in
     args.emplace_back(argv[i]);
     std::string& a = args.back();
     if (needs_mark(a)) a.push_back(kMark);
-    const bool query_word = query_from > 0 && i >= query_from && i < query_until && is_negated_word(a) &&
-                            !names_an_option(a, long_options);
+    const bool query_word = query_from > 0 && i >= query_from && i < query_until && is_negated_word(a, options);
     if (query_word || (!a.empty() && a.front() == kLeadMark)) a.insert(a.begin(), kLeadMark);
   }
   return args;

@@ -22,16 +22,20 @@ class App;
 
 namespace osearch {
 
+// The options a command and the apps above it accept: long names without dashes, and the letters
+// of the short flags (options without a value).
+struct OptionNames {
+  std::vector<std::string> long_names;
+  std::string short_flags;
+};
+OptionNames option_names(const CLI::App& cmd);
+
 // argv[1..] with the marks added, in the reversed order CLI::App::parse(std::vector&) takes.
 // `query_from` > 0: from that argv index on (up to a "--"), a word that starts with a single '-' and
-// is not made of the short flags -h, -q and -v only is a query word (keyword's `-term`), unless
-// it names one of `long_options` (`-limit 5`, `-project=x`: a mistyped option, left to CLI11 to
-// reject rather than searched for).
+// is neither a cluster of `options`' short flags nor one of its long names is a query word
+// (keyword's `-term`).
 std::vector<std::string> protect_arguments(int argc, const char* const* argv, int query_from = 0,
-                                           const std::vector<std::string>& long_options = {});
-
-// The long option names (without dashes) `cmd` and the apps above it accept.
-std::vector<std::string> long_option_names(const CLI::App& cmd);
+                                           const OptionNames& options = {});
 
 // Adds the unmarking transform to every option of `app` and of its subcommands (call it after the
 // last add_option). It also rejects an empty value for an option that takes one: `--index ""` or
