@@ -34,10 +34,11 @@ struct SearchArgs {
 
 // The common filters (add_filters in cli/main.cpp) from a frontend's named parameters: `osearch mcp`'s
 // tool arguments, `osearch serve`'s query parameters. One list, so that no frontend lacks a filter.
-// `Params` has text(name), list(name) and flag(name); `spell` joins the words of a two-word name as
-// the frontend does ("include_meta", "include-meta").
-template <typename Params, typename Spell>
-void fill_filters(const Params& p, SearchArgs& s, Spell&& spell) {
+// `Params` has text(name), list(name) and flag(name); `joiner` joins the words of a two-word name as
+// the frontend does ('_': "include_meta"; '-': "include-meta").
+template <typename Params>
+void fill_filters(const Params& p, SearchArgs& s, char joiner) {
+  auto spell = [joiner](std::string a, std::string_view b) { return (a += joiner) += b; };
   FilterArgs& f = s.filters;
   f.project = p.list("project");
   f.agent = p.list("agent");

@@ -74,9 +74,7 @@ std::vector<Param> with_text_cut(std::vector<Param> p, More... more) {
 
 // Tool arguments are snake_case.
 void fill_filters(const Args& a, SearchArgs& s) {
-  osearch::fill_filters(a, s, [](std::string_view a, std::string_view b) {
-    return std::string(a) + "_" + std::string(b);
-  });
+  osearch::fill_filters(a, s, '_');
 }
 
 void run_keyword(const Context& ctx, const Args& a) {

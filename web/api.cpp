@@ -33,9 +33,7 @@ struct Endpoint {
 
 void fill_filters(const QueryParams& q, SearchArgs& s) {
   // Query parameters are spelt as the CLI's options.
-  osearch::fill_filters(q, s, [](std::string_view a, std::string_view b) {
-    return std::string(a) + "-" + std::string(b);
-  });
+  osearch::fill_filters(q, s, '-');
 }
 
 // A choice the CLI checks with CLI11 before the command runs.
