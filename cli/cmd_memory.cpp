@@ -92,7 +92,7 @@ int run_list(const Context& ctx, const MemoryArgs& a) {
     }
     w.end_object();
   };
-  // The same envelope in both formats: the JSON Lines summary used to leave out `truncated`.
+  // One envelope for both formats, so the JSON Lines summary reports `truncated` too.
   auto envelope = [&](JsonWriter& w) {
     w.key("action"); w.value("memory_list");
     w.key("query"); w.value(o.query);
