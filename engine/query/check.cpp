@@ -155,7 +155,8 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
         // be32(session number) uuid -> a message key of that session (records_store.h): a key or
         // value that says otherwise would send `context` and `thread --around` astray.
         const std::optional<std::string_view> sid = session_in_message_key(v);
-        if (k.size() <= 4 || !sid) {
+        const std::optional<uint32_t> number = session_number_of_uuid_key(k);
+        if (!number || !sid) {
           ++bad;
           continue;
         }
@@ -163,7 +164,7 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
           uuid_session.assign(*sid);
           uuid_number = find_session_number(txn, db, *sid);
         }
-        bad += uuid_number != std::optional<uint32_t>(get_be32(k));
+        bad += uuid_number != number;
       } else if (n == "files") {
         bad += !FileState::decode(k, v);
       } else if (n == "tool_calls") {

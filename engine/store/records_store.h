@@ -215,6 +215,8 @@ std::string pair_key(std::string_view a, std::string_view b);  // bounded(a) \0 
 // sessions_with_uuid_term). find_message_key (session_numbers.h) looks one up by session id or number.
 // Without a uuid: the prefix of the session's entries.
 std::string message_uuid_key(uint32_t session_number, std::string_view uuid = {});
+// The session number a `msg_uuid` key starts with; nullopt for a key too short to hold a uuid.
+std::optional<uint32_t> session_number_of_uuid_key(std::string_view key);
 std::string file_key(std::string_view path);                   // key of `files`
 std::string session_time_key(int64_t ended_at, std::string_view sid);  // key of `sess_by_time`
 // A `sess_by_time` key's parts (views of it). Throws IndexDamaged("records") for a key too short to
