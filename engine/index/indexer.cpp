@@ -5,7 +5,6 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <filesystem>
 #include <set>
 #include <unordered_set>
 
@@ -13,9 +12,11 @@
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
 #include "engine/index/compact.h"
+#include "engine/index/discover_roots.h"
 #include "engine/index/garbage.h"
 #include "engine/index/index_parts.h"
 #include "engine/index/rebuild.h"
+#include "engine/index/run_plan.h"
 #include "engine/index/session_runs.h"
 #include "engine/index/shard_compaction.h"
 #include "engine/index/stored_states.h"
@@ -30,23 +31,12 @@
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
 #include "engine/store/usage_agg.h"
-#include "ingest/agent_layout.h"
 #include "ingest/claude.h"
-#include "ingest/claude_layout.h"
 #include "ingest/layout_util.h"
 #include "ingest/jsonl_reader.h"
 
 namespace osearch {
 namespace {
-
-// A file to read. Tens of thousands of them are planned at once (a Codex tree holds a file per
-// session), so an item points into the run's file list and holds a state only when the index had
-// one for the file: a fresh file's state is made when its reading starts.
-struct WorkItem {
-  const SourceFile* file;
-  std::unique_ptr<FileState> state;  // null: read from the start, nothing carried
-  uint64_t offset() const { return state ? state->offset : 0; }
-};
 
 // `st` after reading up to `r` (the counts and resume offset of the chunks so far).
 void apply_read(FileState& st, const FileState& before, const JsonlReadResult& r, const FileCarry& carry) {
@@ -62,38 +52,6 @@ std::string count_problem(const std::string& path, uint64_t n, const char* what)
   return path + ": " + std::to_string(n) + " " + what + (n == 1 ? " line" : " lines");
 }
 
-// The carried links of the files about to be read on from where they stopped (the plan decoded
-// every state without them). The writer lock keeps the states as the plan read them.
-void load_skipped_links(const Store& store, std::vector<WorkItem>& work) {
-  std::optional<LmdbTxn> r;
-  for (auto& w : work) {
-    if (!w.state || !w.state->links_unread) continue;
-    if (!r) r.emplace(store.env(), true);
-    if (auto v = r->get(store.db().file_links, file_key(w.state->path))) w.state->carry.skipped_links = std::string(*v);
-    w.state->links_unread = false;
-  }
-}
-
-DiscoveryResult discover(const SourceRoot& root, const KnownTree* known) {
-  if (root.agent == "claude") return discover_claude(root.dir, known);
-  if (root.agent == "omp" || root.agent == "pi") return discover_pi_family(root.dir, root.agent, known);
-  if (root.agent == "codex") return discover_codex(root.dir, known);
-  return {};
-}
-
-// A file's (device, inode), for telling two roots' links to one file apart.
-struct FileIdHash {
-  size_t operator()(const std::pair<uint64_t, uint64_t>& id) const {
-    return std::hash<uint64_t>{}(id.first * 0x9E3779B97F4A7C15ull ^ id.second);
-  }
-};
-
-// Session indexes go last: they title sessions the transcripts before them have made.
-bool read_before(const SourceFile& a, const SourceFile& b) {
-  const bool ai = a.kind == SourceKind::CodexSessionIndex, bi = b.kind == SourceKind::CodexSessionIndex;
-  return ai != bi ? bi : a.path < b.path;
-}
-
 JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
   JsonlReadResult res;
   res.end_offset = f.size;
@@ -107,25 +65,97 @@ JsonlReadResult read_workflow_file(const SourceFile& f, IngestBatch& batch) {
 
 bool stop_requested(const IndexOptions& options) { return options.should_stop && options.should_stop(); }
 
-// Takes out of `drop` every session (but an interrupted batch's) that a transcript fed which is gone
-// now: discovery did not find it and it is not there (an unreadable one counts as gone: keep).
-void keep_sessions_with_vanished_files(const Store& store, std::set<std::string>& drop,
-                                       const std::set<std::string>& interrupted,
-                                       const std::unordered_set<std::string_view>& discovered) {
-  if (drop.empty()) return;
-  LmdbTxn r(store.env(), true);
-  for (auto it = drop.begin(); it != drop.end();) {
-    bool vanished = false;
-    if (!interrupted.count(*it)) {
-      const std::string pfx = *it + '\0';
-      LmdbCursor cur(r, store.db().session_files);
-      for (bool ok = cur.seek(pfx); ok && cur.key().starts_with(pfx) && !vanished; ok = cur.next()) {
-        const std::string path(cur.value());
-        std::error_code ec;
-        vanished = !discovered.count(path) && !std::filesystem::exists(path, ec);
+// Reads the planned files in order into `batch`, which commits whenever it is full (a big file in
+// several batches, each resumable). Parsing runs ahead on its own thread; records are applied here,
+// file by file. A stop asked for is taken between two files.
+void read_work(std::vector<WorkItem>& work, IngestBatch& batch, const IndexOptions& options, IndexSummary& summary) {
+  IndexProgress progress;
+  progress.files_total = work.size();
+  for (const auto& w : work) progress.bytes_total += w.file->size - std::min(w.file->size, w.offset());
+
+  // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
+  std::vector<ParseJob> jobs;
+  jobs.reserve(work.size());
+  for (auto& w : work) {
+    ParseJob job;
+    job.path = w.file->path;
+    job.offset = w.offset();
+    job.jsonl = w.file->kind != SourceKind::ClaudeWorkflowRun;
+    job.format = format_of(w.file->kind);
+    // (moved: the state's carry is set again from the parse when the file is read)
+    if (w.state) job.carry = std::make_shared<const FileCarry>(std::move(w.state->carry));
+    job.reread_head = head_rewritten_in_place(w.file->kind);
+    jobs.push_back(std::move(job));
+  }
+  ParseAhead ahead(std::move(jobs), options.flush_bytes, options.max_line_bytes);
+  ParsedChunk chunk;
+  size_t started = SIZE_MAX;
+  FileState before;  // the state the current file's read started from: chunk counts are added to it
+  while (ahead.next(chunk)) {
+    WorkItem& w = work[chunk.job];
+    const SourceFile& f = *w.file;
+    if (!w.state) w.state = std::make_unique<FileState>();
+    FileState& st = *w.state;
+    if (started != chunk.job) {
+      // Between two files the batch holds whole files only: a clean place to stop.
+      if (stop_requested(options)) {
+        summary.interrupted = true;
+        break;
       }
+      started = chunk.job;
+      st.path = f.path;
+      st.kind = f.kind;
+      st.agent = f.agent;
+      st.project = f.project;
+      st.agent_id = f.agent_id;
+      // The stored key ("<id>@omp" for omp subagents), so a drop of the session finds this file.
+      if (!session_from_lines(f.kind))
+        st.session_id = session_key(f, f.session_id_full.empty() ? f.session_id : f.session_id_full);
+      st.dev = f.dev;
+      st.ino = f.ino;
+      st.size = f.size;
+      st.mtime_ns = f.mtime_ns;
+      st.deleted = false;
+      before = st;
     }
-    it = vanished ? drop.erase(it) : std::next(it);
+    for (auto& line : chunk.lines) batch.add(f, st, line.rec, line.offset);
+    if (!chunk.last) {
+      // A big file is committed in batches too: up to the chunk's last line, resumable from there.
+      if (batch.full(options.flush_bytes)) {
+        FileState partial = st;
+        apply_read(partial, before, chunk.result, chunk.carry);
+        partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
+        batch.set_file_state(std::move(partial));
+        batch.flush();
+      }
+      continue;
+    }
+    JsonlReadResult res = f.kind == SourceKind::ClaudeWorkflowRun
+                              ? read_workflow_file(f, batch)  // one JSON document, re-read whole when it changes
+                              : std::move(chunk.result);
+    if (!res.ok) {
+      ++summary.files_unreadable;
+      summary.problems.push_back(res.error);
+      continue;
+    }
+    apply_read(st, before, res, chunk.carry);
+    summary.bad_lines += res.bad_lines;
+    summary.repaired_lines += res.repaired_lines;
+    summary.oversized_lines += res.oversized_lines;
+    if (res.bad_lines) summary.problems.push_back(count_problem(f.path, res.bad_lines, "bad") + " skipped");
+    if (res.repaired_lines) summary.problems.push_back(count_problem(f.path, res.repaired_lines, "repaired"));
+    if (res.oversized_lines)
+      summary.problems.push_back(count_problem(f.path, res.oversized_lines, "oversized") + " skipped (over " +
+                                 std::to_string(options.max_line_bytes) + " bytes)");
+    summary.bytes_read += res.bytes_read;
+    ++summary.files_changed;
+    batch.set_file_state(std::move(st));
+    w.state.reset();  // (the batch has it now)
+    if (batch.full(options.flush_bytes)) batch.flush();
+    ++progress.files_done;
+    progress.bytes_done += res.bytes_read;
+    progress.file = f.path;
+    if (options.progress) options.progress(progress);
   }
 }
 
@@ -241,47 +271,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       summary.plan = "targeted";
       files = files_to_read(*known);
     } else {
-      // Two roots may share a file (Codex's session index), or reach one through links (omp profiles
-      // link their sessions dir to the default one): each is read once.
-      // (Decided on views of every root's list before any file moves: a tree of tens of thousands
-      // of transcripts is planned without a copy of each path.)
-      std::vector<DiscoveryResult> found(roots.size());
-      std::vector<std::vector<bool>> keep(roots.size());
-      std::unordered_set<std::string_view> listed;
-      std::unordered_set<std::pair<uint64_t, uint64_t>, FileIdHash> same_file;  // dev, inode
-      size_t kept = 0;
-      const KnownTree* tree = relisted ? known->known_tree.get() : nullptr;
-      for (size_t i = 0; i < roots.size(); ++i) {
-        DiscoveryResult& d = found[i] = discover(roots[i], tree);
-        emptied.discovered(i, d.files.size(), d.errors.empty() && d.file_errors.empty());
-        summary.dirs_unreadable += d.errors.size();
-        summary.files_unreadable += d.file_errors.size();
-        for (auto& e : d.errors) summary.problems.push_back(std::move(e));
-        for (auto& e : d.file_errors) summary.problems.push_back(std::move(e));
-        for (auto& o : d.observed) observed.push_back(std::move(o));
-        keep[i].resize(d.files.size());
-        listed.reserve(listed.size() + d.files.size());
-        same_file.reserve(same_file.size() + d.files.size());
-        for (size_t j = 0; j < d.files.size(); ++j) {
-          const SourceFile& f = d.files[j];
-          if (!listed.insert(f.path).second || !same_file.insert({f.dev, f.ino}).second) continue;
-          keep[i][j] = true;
-          ++kept;
-        }
-      }
-      // The usual tree: one root holds every file, each kept. Its list is taken as it is, with no
-      // second array of tens of thousands of SourceFiles (fresh pages cost ~10 µs each on some machines).
-      const auto has_files = [](const DiscoveryResult& d) { return !d.files.empty(); };
-      const auto sole = std::find_if(found.begin(), found.end(), has_files);
-      if (sole != found.end() && sole->files.size() == kept && std::none_of(std::next(sole), found.end(), has_files)) {
-        files = std::move(sole->files);
-      } else {
-        files.reserve(kept);
-        for (size_t i = 0; i < roots.size(); ++i)
-          for (size_t j = 0; j < found[i].files.size(); ++j)
-            if (keep[i][j]) files.push_back(std::move(found[i].files[j]));
-      }
-      drop_covered_missing(observed);  // (in the order the roots were walked)
+      files = discover_roots(roots, relisted ? known->known_tree.get() : nullptr, emptied, summary, observed);
     }
     // (One root's list is in path order already, its session index last.)
     if (!std::is_sorted(files.begin(), files.end(), read_before)) std::stable_sort(files.begin(), files.end(), read_before);
@@ -319,54 +309,14 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       return summary;
     }
     IngestBatch batch(store, log, xapian, layout);
-    std::vector<WorkItem> work;
     std::set<std::string> drop = interrupted;  // read again whole, like a replaced file's sessions
     std::unordered_set<std::string_view> discovered;  // (views of `files`, which stays as it is from here on)
     discovered.reserve(files.size());
-    bool codex_changed = false;
     summary.files_seen = targeted ? known->files : files.size();
     summary.files_skipped = summary.files_seen - to_plan.size();
     for (const auto& f : files) discovered.insert(f.path);
-    for (const SourceFile* planned : to_plan) {
-      const SourceFile& f = *planned;
-      const FileStateView* stored = states->find(f.path);
-      FileState st;
-      const bool known_file = stored != nullptr;
-      if (known_file) {
-        const FileStateView& was = *stored;
-        // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
-        const bool shrunk = f.path.ends_with(".zst") ? f.size < was.size : f.size < was.offset;
-        bool replaced = was.deleted || was.dev != f.dev || was.ino != f.ino || shrunk;
-        // A session index is read whole whenever a rollout changed: the sessions its earlier lines
-        // named may only now exist.
-        const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;
-        if (!replaced && f.size == was.size && f.mtime_ns == was.mtime_ns && !reread_index) {
-          ++summary.files_skipped;
-          continue;
-        }
-        st = was.state();  // (only for a file read again: most are skipped above)
-        if (replaced) {
-          if (!st.session_id.empty()) drop.insert(st.session_id);
-          reset_for_reread(st);
-        }
-      }
-      if (f.kind == SourceKind::CodexRollout) codex_changed = true;
-      if (f.kind == SourceKind::CodexSessionIndex) reset_for_reread(st);
-      work.push_back({&f, known_file ? std::make_unique<FileState>(std::move(st)) : nullptr});
-    }
-    std::vector<std::string> root_dirs;
-    for (const auto& r : roots) root_dirs.push_back(r.dir);
-    for (const FileStateView& was : states->all()) {
-      if (was.deleted || discovered.count(was.path)) continue;
-      const std::string path(was.path);
-      if (!under_any(path, root_dirs)) continue;
-      FileState gone = was.state();  // without its links (the plan's decode): a file that comes back is read whole
-      gone.deleted = true;
-      batch.set_file_state(std::move(gone));
-      if (!was.session_id.empty()) batch.mark_source_deleted(std::string(was.session_id), path);
-      ++summary.files_deleted;
-      emptied.marked_deleted(path);
-    }
+    std::vector<WorkItem> work = plan_work(to_plan, *states, drop, summary);
+    mark_vanished_files(*states, discovered, roots, batch, emptied, summary);
     summary.emptied_roots = emptied.lines();
     summary.root_hints = emptied.hints();
     summary.problems.insert(summary.problems.end(), summary.emptied_roots.begin(), summary.emptied_roots.end());
@@ -399,94 +349,7 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
     load_skipped_links(store, work);
     timer.mark("plan");
     timer.memory();
-    IndexProgress progress;
-    progress.files_total = work.size();
-    for (const auto& w : work) progress.bytes_total += w.file->size - std::min(w.file->size, w.offset());
-
-    // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
-    std::vector<ParseJob> jobs;
-    jobs.reserve(work.size());
-    for (auto& w : work) {
-      ParseJob job;
-      job.path = w.file->path;
-      job.offset = w.offset();
-      job.jsonl = w.file->kind != SourceKind::ClaudeWorkflowRun;
-      job.format = format_of(w.file->kind);
-      // (moved: the state's carry is set again from the parse when the file is read)
-      if (w.state) job.carry = std::make_shared<const FileCarry>(std::move(w.state->carry));
-      job.reread_head = head_rewritten_in_place(w.file->kind);
-      jobs.push_back(std::move(job));
-    }
-    ParseAhead ahead(std::move(jobs), options.flush_bytes, options.max_line_bytes);
-    ParsedChunk chunk;
-    size_t started = SIZE_MAX;
-    FileState before;  // the state the current file's read started from: chunk counts are added to it
-    while (ahead.next(chunk)) {
-      WorkItem& w = work[chunk.job];
-      const SourceFile& f = *w.file;
-      if (!w.state) w.state = std::make_unique<FileState>();
-      FileState& st = *w.state;
-      if (started != chunk.job) {
-        // Between two files the batch holds whole files only: a clean place to stop.
-        if (stop_requested(options)) {
-          summary.interrupted = true;
-          break;
-        }
-        started = chunk.job;
-        st.path = f.path;
-        st.kind = f.kind;
-        st.agent = f.agent;
-        st.project = f.project;
-        st.agent_id = f.agent_id;
-        // The stored key ("<id>@omp" for omp subagents), so a drop of the session finds this file.
-        if (!session_from_lines(f.kind))
-          st.session_id = session_key(f, f.session_id_full.empty() ? f.session_id : f.session_id_full);
-        st.dev = f.dev;
-        st.ino = f.ino;
-        st.size = f.size;
-        st.mtime_ns = f.mtime_ns;
-        st.deleted = false;
-        before = st;
-      }
-      for (auto& line : chunk.lines) batch.add(f, st, line.rec, line.offset);
-      if (!chunk.last) {
-        // A big file is committed in batches too: up to the chunk's last line, resumable from there.
-        if (batch.full(options.flush_bytes)) {
-          FileState partial = st;
-          apply_read(partial, before, chunk.result, chunk.carry);
-          partial.size = 0;  // never "unchanged" if the run stops here: the next one reads on
-          batch.set_file_state(std::move(partial));
-          batch.flush();
-        }
-        continue;
-      }
-      JsonlReadResult res = f.kind == SourceKind::ClaudeWorkflowRun
-                                ? read_workflow_file(f, batch)  // one JSON document, re-read whole when it changes
-                                : std::move(chunk.result);
-      if (!res.ok) {
-        ++summary.files_unreadable;
-        summary.problems.push_back(res.error);
-        continue;
-      }
-      apply_read(st, before, res, chunk.carry);
-      summary.bad_lines += res.bad_lines;
-      summary.repaired_lines += res.repaired_lines;
-      summary.oversized_lines += res.oversized_lines;
-      if (res.bad_lines) summary.problems.push_back(count_problem(f.path, res.bad_lines, "bad") + " skipped");
-      if (res.repaired_lines) summary.problems.push_back(count_problem(f.path, res.repaired_lines, "repaired"));
-      if (res.oversized_lines)
-        summary.problems.push_back(count_problem(f.path, res.oversized_lines, "oversized") + " skipped (over " +
-                                   std::to_string(options.max_line_bytes) + " bytes)");
-      summary.bytes_read += res.bytes_read;
-      ++summary.files_changed;
-      batch.set_file_state(std::move(st));
-      w.state.reset();  // (the batch has it now)
-      if (batch.full(options.flush_bytes)) batch.flush();
-      ++progress.files_done;
-      progress.bytes_done += res.bytes_read;
-      progress.file = f.path;
-      if (options.progress) options.progress(progress);
-    }
+    read_work(work, batch, options, summary);
     batch.finish();
     timer.mark("ingest");
     timer.memory();

@@ -1,0 +1,94 @@
+#include "engine/index/run_plan.h"
+
+#include <filesystem>
+
+#include "engine/index/drop_sessions.h"
+#include "engine/index/salvage.h"
+#include "engine/store/lmdb.h"
+#include "ingest/layout_util.h"
+
+namespace osearch {
+
+std::vector<WorkItem> plan_work(const std::vector<const SourceFile*>& to_plan, const StoredStates& states,
+                                std::set<std::string>& drop, IndexSummary& summary) {
+  std::vector<WorkItem> work;
+  bool codex_changed = false;
+  for (const SourceFile* planned : to_plan) {
+    const SourceFile& f = *planned;
+    const FileStateView* stored = states.find(f.path);
+    FileState st;
+    const bool known_file = stored != nullptr;
+    if (known_file) {
+      const FileStateView& was = *stored;
+      // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
+      const bool shrunk = f.path.ends_with(".zst") ? f.size < was.size : f.size < was.offset;
+      bool replaced = was.deleted || was.dev != f.dev || was.ino != f.ino || shrunk;
+      // A session index is read whole whenever a rollout changed: the sessions its earlier lines
+      // named may only now exist.
+      const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;
+      if (!replaced && f.size == was.size && f.mtime_ns == was.mtime_ns && !reread_index) {
+        ++summary.files_skipped;
+        continue;
+      }
+      st = was.state();  // (only for a file read again: most are skipped above)
+      if (replaced) {
+        if (!st.session_id.empty()) drop.insert(st.session_id);
+        reset_for_reread(st);
+      }
+    }
+    if (f.kind == SourceKind::CodexRollout) codex_changed = true;
+    if (f.kind == SourceKind::CodexSessionIndex) reset_for_reread(st);
+    work.push_back({&f, known_file ? std::make_unique<FileState>(std::move(st)) : nullptr});
+  }
+  return work;
+}
+
+void mark_vanished_files(const StoredStates& states, const std::unordered_set<std::string_view>& discovered,
+                         const std::vector<SourceRoot>& roots, IngestBatch& batch, EmptiedRoots& emptied,
+                         IndexSummary& summary) {
+  std::vector<std::string> root_dirs;
+  for (const auto& r : roots) root_dirs.push_back(r.dir);
+  for (const FileStateView& was : states.all()) {
+    if (was.deleted || discovered.count(was.path)) continue;
+    const std::string path(was.path);
+    if (!under_any(path, root_dirs)) continue;
+    FileState gone = was.state();  // without its links (the plan's decode): a file that comes back is read whole
+    gone.deleted = true;
+    batch.set_file_state(std::move(gone));
+    if (!was.session_id.empty()) batch.mark_source_deleted(std::string(was.session_id), path);
+    ++summary.files_deleted;
+    emptied.marked_deleted(path);
+  }
+}
+
+void keep_sessions_with_vanished_files(const Store& store, std::set<std::string>& drop,
+                                       const std::set<std::string>& interrupted,
+                                       const std::unordered_set<std::string_view>& discovered) {
+  if (drop.empty()) return;
+  LmdbTxn r(store.env(), true);
+  for (auto it = drop.begin(); it != drop.end();) {
+    bool vanished = false;
+    if (!interrupted.count(*it)) {
+      const std::string pfx = *it + '\0';
+      LmdbCursor cur(r, store.db().session_files);
+      for (bool ok = cur.seek(pfx); ok && cur.key().starts_with(pfx) && !vanished; ok = cur.next()) {
+        const std::string path(cur.value());
+        std::error_code ec;
+        vanished = !discovered.count(path) && !std::filesystem::exists(path, ec);
+      }
+    }
+    it = vanished ? drop.erase(it) : std::next(it);
+  }
+}
+
+void load_skipped_links(const Store& store, std::vector<WorkItem>& work) {
+  std::optional<LmdbTxn> r;
+  for (auto& w : work) {
+    if (!w.state || !w.state->links_unread) continue;
+    if (!r) r.emplace(store.env(), true);
+    if (auto v = r->get(store.db().file_links, file_key(w.state->path))) w.state->carry.skipped_links = std::string(*v);
+    w.state->links_unread = false;
+  }
+}
+
+}  // namespace osearch
