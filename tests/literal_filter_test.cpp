@@ -3,6 +3,7 @@
 // (64, 32 and 16 bytes a step, then a byte at a time) must find exactly what a plain search finds,
 // wherever the occurrence falls against a vector's edge; and a pattern gets a literal only when
 // every match holds it.
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -105,42 +106,42 @@ TEST_CASE("literal filter: refuses what it cannot stand for", "[content][literal
 }
 
 TEST_CASE("literal filter: the literal every match of a pattern holds", "[content][literal]") {
-  using L = std::optional<std::string>;
+  using Ls = std::optional<std::vector<std::string>>;
   // -F: the pattern itself, metacharacters and all.
-  CHECK(required_literal("a.b|c", true) == L("a.b|c"));
+  CHECK(required_literals("a.b|c", true) == Ls({"a.b|c"}));
   // A literal start, cut where a quantifier may drop or repeat its last character.
-  CHECK(required_literal("stateStore\\w*", false) == L("stateStore"));
-  CHECK(required_literal("error", false) == L("error"));
-  CHECK(required_literal("errors?", false) == L("error"));
-  CHECK(required_literal("errors*", false) == L("error"));
-  CHECK(required_literal("errors{0,2}", false) == L("error"));
-  CHECK(required_literal("errors+", false) == L("errors"));
-  CHECK(required_literal("fn\\s+\\w+", false) == L("fn"));
-  CHECK(required_literal("a\\.b\\(c", false) == L("a.b(c"));
-  CHECK(required_literal("caf\xc3\xa9s?", false) == L("caf\xc3\xa9"));
-  CHECK(required_literal("caf\xc3\xa9?", false) == L("caf"));
-  CHECK(required_literal("foo(bar|baz)", false) == L("foo"));
-  CHECK(required_literal("foo[|]", false) == L("foo"));
+  CHECK(required_literals("stateStore\\w*", false) == Ls({"stateStore"}));
+  CHECK(required_literals("error", false) == Ls({"error"}));
+  CHECK(required_literals("errors?", false) == Ls({"error"}));
+  CHECK(required_literals("errors*", false) == Ls({"error"}));
+  CHECK(required_literals("errors{0,2}", false) == Ls({"error"}));
+  CHECK(required_literals("errors+", false) == Ls({"errors"}));
+  CHECK(required_literals("fn\\s+\\w+", false) == Ls({"fn"}));
+  CHECK(required_literals("a\\.b\\(c", false) == Ls({"a.b(c"}));
+  CHECK(required_literals("caf\xc3\xa9s?", false) == Ls({"caf\xc3\xa9"}));
+  CHECK(required_literals("caf\xc3\xa9?", false) == Ls({"caf"}));
+  CHECK(required_literals("foo(bar|baz)", false) == Ls({"foo"}));
+  CHECK(required_literals("foo[|]", false) == Ls({"foo"}));
+  // A group first gives its alternatives' literals; a class may hold '|' and an escaped ']'.
+  CHECK(required_literals("(error)", false) == Ls({"error"}));
+  CHECK(required_literals("a[\\]|]|b", false) == Ls({"a", "b"}));  // the class ends at the second ']'
   // Zero-width assertions first do not hide what follows.
-  CHECK(required_literal("^import ", false) == L("import "));
-  CHECK(required_literal("\\bmain\\b", false) == L("main"));
-  CHECK(required_literal("\\Aab", false) == L("ab"));
-  // No literal: an alternative outside a group, a class or group first, escapes that are classes,
+  CHECK(required_literals("^import ", false) == Ls({"import "}));
+  CHECK(required_literals("\\bmain\\b", false) == Ls({"main"}));
+  CHECK(required_literals("\\Aab", false) == Ls({"ab"}));
+  // No literal: a class first, escapes that are classes,
   // inline options (extended mode's comments could hide a '|'), \Q…\E and \cX.
-  CHECK(required_literal("foo|bar", false) == std::nullopt);
-  CHECK(required_literal("foo(?#(|)|x", false) == std::nullopt);
-  CHECK(required_literal("foo(?x)#(\n|x", false) == std::nullopt);
-  CHECK(required_literal("(?i)error", false) == std::nullopt);
-  CHECK(required_literal("foo\\Q(\\E|x", false) == std::nullopt);
-  CHECK(required_literal("foo\\c(|x", false) == std::nullopt);
-  CHECK(required_literal("[a-z]+error", false) == std::nullopt);
-  CHECK(required_literal("(error)", false) == std::nullopt);
-  CHECK(required_literal("\\w+error", false) == std::nullopt);
-  CHECK(required_literal("\\x41BC", false) == std::nullopt);
-  CHECK(required_literal("e?rror", false) == std::nullopt);
-  CHECK(required_literal(".*", false) == std::nullopt);
-  CHECK(required_literal("", false) == std::nullopt);
-  CHECK(required_literal("a[\\]|]|b", false) == std::nullopt);  // the class ends at the second ']'
+  CHECK(required_literals("foo(?#(|)|x", false) == std::nullopt);
+  CHECK(required_literals("foo(?x)#(\n|x", false) == std::nullopt);
+  CHECK(required_literals("(?i)error", false) == std::nullopt);
+  CHECK(required_literals("foo\\Q(\\E|x", false) == std::nullopt);
+  CHECK(required_literals("foo\\c(|x", false) == std::nullopt);
+  CHECK(required_literals("[a-z]+error", false) == std::nullopt);
+  CHECK(required_literals("\\w+error", false) == std::nullopt);
+  CHECK(required_literals("\\x41BC", false) == std::nullopt);
+  CHECK(required_literals("e?rror", false) == std::nullopt);
+  CHECK(required_literals(".*", false) == std::nullopt);
+  CHECK(required_literals("", false) == std::nullopt);
 }
 
 TEST_CASE("literal filter: the scan finds an occurrence across the edge of a block it reads", "[content][literal]") {
@@ -209,8 +210,8 @@ TEST_CASE("literal filter: the scan finds an occurrence across the edge of a blo
 TEST_CASE("literal filter: every match of a random pattern holds the literal it is given", "[content][literal]") {
   // Patterns put together from pieces (literals, escapes, classes, groups with alternatives,
   // quantifiers, anchors, inline options, a top-level '|'), each against random texts: wherever
-  // PCRE2 finds a match, the text holds the pattern's literal; caseless too, when the filter takes
-  // the literal without case.
+  // PCRE2 finds a match, the text holds one of the pattern's literals; caseless too, when the
+  // filter takes the literal without case.
   std::mt19937 rng(77);
   const std::vector<std::string> pieces = {"ab", "c", "ba", "\\.", "\\|", "[a-c]", "[|]", "(ab|c)", "(?:b|)", "*",
                                            "+", "?", "{0,2}", "{2}", "|", "^", "\\b", "(?i)", ".", "\\w", "a", "b"};
@@ -223,17 +224,27 @@ TEST_CASE("literal filter: every match of a random pattern holds the literal it 
     std::string error;
     const std::optional<PcreMatcher> pcre = PcreMatcher::compile({pattern}, {pattern}, caseless, error);
     if (!pcre) continue;
-    const std::optional<std::string> literal = required_literal(pattern, false);
-    if (!literal) continue;
-    const std::optional<LiteralFilter> f = LiteralFilter::make(*literal, caseless);
+    const std::optional<std::vector<std::string>> literals = required_literals(pattern, false);
+    if (!literals) continue;
+    std::vector<std::optional<LiteralFilter>> filters;
+    std::string named;
+    for (const std::string& literal : *literals) {
+      filters.push_back(LiteralFilter::make(literal, caseless));
+      named += " '" + literal + "'";
+    }
     ++with_literal;
     for (int t = 0; t < 60; ++t) {
       std::string text;
       for (size_t n = rng() % 12; n > 0; --n) text.push_back(alphabet[rng() % alphabet.size()]);
       if (!pcre->first_match(text)) continue;
-      INFO("pattern " << pattern << (caseless ? " (caseless)" : "") << " literal '" << *literal << "' text '" << text << "'");
-      CHECK(plain_find(text, *literal, caseless) != std::string_view::npos);
-      if (f) CHECK(f->find(text) != std::string_view::npos);
+      INFO("pattern " << pattern << (caseless ? " (caseless)" : "") << " literals" << named << " text '" << text << "'");
+      CHECK(std::any_of(literals->begin(), literals->end(), [&](const std::string& literal) {
+        return plain_find(text, literal, caseless) != std::string_view::npos;
+      }));
+      // A literal's filter finds it wherever the plain search does.
+      for (size_t i = 0; i < literals->size(); ++i)
+        if (filters[i]) CHECK((filters[i]->find(text) != std::string_view::npos) ==
+                              (plain_find(text, (*literals)[i], caseless) != std::string_view::npos));
     }
   }
   CHECK(with_literal > 500);

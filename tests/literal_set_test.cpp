@@ -49,8 +49,6 @@ TEST_CASE("literal set: the literals one of which every match holds", "[content]
   CHECK(required_literals("(?i)foo|bar", false) == std::nullopt);
   CHECK(required_literals("foo|b(?x) #|\nar", false) == std::nullopt);
   CHECK(required_literals("foo|\\Qa|b\\E", false) == std::nullopt);
-  // required_literal (one literal) still has none for an alternation.
-  CHECK(required_literal("foo|bar", false) == std::nullopt);
 }
 
 TEST_CASE("literal set: made of the shortest literals, within its limits", "[content][literal]") {

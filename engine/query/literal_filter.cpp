@@ -341,13 +341,6 @@ std::optional<std::vector<std::string>> literals_of(const std::vector<std::strin
 
 }  // namespace
 
-std::optional<std::string> required_literal(std::string_view pattern, bool fixed) {
-  if (fixed) return std::string(pattern);
-  const std::optional<std::vector<std::string_view>> alternatives = top_level_alternatives(pattern);
-  if (!alternatives || alternatives->size() != 1) return std::nullopt;
-  return leading_literal(pattern);
-}
-
 std::optional<std::vector<std::string>> required_literals(std::string_view pattern, bool fixed) {
   if (fixed) return std::vector<std::string>{std::string(pattern)};
   const std::optional<std::vector<std::string_view>> alternatives = top_level_alternatives(pattern);

@@ -63,17 +63,13 @@ class LiteralSet {
   std::vector<LiteralFilter> filters_;
 };
 
-// The literal each match of `pattern` contains, as the scan may look for it, or nullopt when none
-// is known: the whole pattern under -F, else the literal text a regex starts with (after ^, \A, \b
-// or \B), cut where a quantifier could drop its last character; none when `|` appears outside a
-// group or class (an alternative may not hold it), or the pattern has inline options, \Q or \cX
-// (which this reading does not follow). Erring towards nullopt only costs speed.
-std::optional<std::string> required_literal(std::string_view pattern, bool fixed);
-
-// The literals one of which each match of `pattern` contains: the leading literal of each of its
-// top-level alternatives (as required_literal reads one), or of each alternative of a group one
-// starts with (`(TODO|FIXME):`, not when a quantifier may drop the group); nullopt when some
-// alternative has none. Under -F, the pattern.
+// The literals one of which each match of `pattern` contains, as the scan may look for them, or
+// nullopt when none is known. Under -F, the pattern itself. Else, for each top-level alternative,
+// the literal text it starts with (after ^, \A, \b or \B), cut where a quantifier could drop its
+// last character, or the leading literals of each alternative of a group it starts with
+// (`(TODO|FIXME):`, not when a quantifier may drop the group). Nullopt when some alternative has
+// none, or the pattern has inline options, \Q or \cX (which this reading does not follow).
+// Erring towards nullopt only costs speed.
 std::optional<std::vector<std::string>> required_literals(std::string_view pattern, bool fixed);
 
 }  // namespace osearch
