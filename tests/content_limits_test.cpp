@@ -218,10 +218,26 @@ TEST_CASE("content limits: anchors and word boundaries see each message's own ed
 
 TEST_CASE("content limits: which patterns look outside their match", "[hardening][content]") {
   for (const char* p : {"^a", "a$", "\\ba", "a\\B", "\\Aa", "a\\z", "(?<=a)b", "(?<!a)b", "a(?=b)", "a(?!b)",
-                        "[a]^", "[]]$", "[^]]$", "[[:alpha:]]$"})
+                        "[a]^", "[]]$", "[^]]$", "[[:alpha:]]$",
+                        // "[:b]" is no POSIX name (a ']' comes before any ":]"): the class ends there.
+                        "[a[:b]x$|y:]", "[[.a.]]$",
+                        // \c[ is a control character, not a class; a comment's '[' is no class either.
+                        "\\c[a$", "(?#[)$",
+                        // Extended mode is not followed ('#' comments, spaces): taken to look outside.
+                        "(?x)a#[\n$", "(?ix:a)", "(?-x)a"})
     CHECK(looks_outside_match(p));
-  for (const char* p : {"abc", "[^a-z]+", "a\\$b", "\\^x", "[$^]", "\\Q^$\\E", "[[:alpha:]^]", "\\\\d", "[\\]^]"})
+  for (const char* p : {"abc", "[^a-z]+", "a\\$b", "\\^x", "[$^]", "\\Q^$\\E", "[[:alpha:]^]", "\\\\d", "[\\]^]",
+                        "[[:alpha:]$]", "[[:alpha:]|^]", "(?i)abc", "(?#^$)abc", "[\\Q]$\\E]"})
     CHECK_FALSE(looks_outside_match(p));
+}
+
+TEST_CASE("content limits: a POSIX-looking name in a class does not hide an anchor", "[hardening][content]") {
+  // '[a[:b]x$|y:]' is the class [a[:b] (no POSIX name: a ']' comes before any ":]"), then x$, or
+  // y:]. Read as if "[:b]x$|y:]" were a POSIX name, the '$' was inside a class: the whole log was
+  // scanned as one text, and the message ending in "bx" was silently missing (rg finds it).
+  SyntheticIndex ix({{"first message ends with bx", "second message here", "a third"}});
+  CHECK(snippets(content(ix, {"[a[:b]x$|y:]"})) == std::set<std::string>{"first message ends with bx"});
+  CHECK(snippets(content(ix, {"[[:alpha:]]x$"})) == std::set<std::string>{"first message ends with bx"});
 }
 
 TEST_CASE("content limits: a PCRE2 error is never a silent 'no match'", "[hardening][content]") {

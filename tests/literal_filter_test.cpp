@@ -125,6 +125,9 @@ TEST_CASE("literal filter: the literal every match of a pattern holds", "[conten
   // A group first gives its alternatives' literals; a class may hold '|' and an escaped ']'.
   CHECK(required_literals("(error)", false) == Ls({"error"}));
   CHECK(required_literals("a[\\]|]|b", false) == Ls({"a", "b"}));  // the class ends at the second ']'
+  // A POSIX name inside a class does not end it: its '|' is no alternative.
+  CHECK(required_literals("x[[:alpha:]|]y", false) == Ls({"x"}));
+  CHECK(required_literals("x[[:alpha:]\\Q|\\E]y", false) == Ls({"x"}));
   // Zero-width assertions first do not hide what follows.
   CHECK(required_literals("^import ", false) == Ls({"import "}));
   CHECK(required_literals("\\bmain\\b", false) == Ls({"main"}));

@@ -2,10 +2,12 @@
 // pattern cache), the PCRE2 confirmation when Hyperscan cannot run a pattern exactly, and the
 // literal prefilter (engine/query/literal_filter.h). The scan over the log is content_scan.cpp.
 #include <algorithm>
+#include <cctype>
 
 #include "engine/query/content_scan.h"
 #include "engine/query/pattern_cache.h"
 #include "engine/query/query.h"
+#include "engine/query/regex_syntax.h"
 
 namespace osearch {
 namespace {
@@ -96,48 +98,35 @@ bool ascii_literal(std::string_view p, bool fixed) {
   return true;
 }
 
+// Whether the inline option group at the start of `at` ("(?ix)", "(?x:", "(?-x)") names x.
+bool sets_extended_mode(std::string_view at) {
+  for (size_t i = 2; i < at.size() && at[i] != ')' && at[i] != ':'; ++i) {
+    if (at[i] == 'x') return true;
+    if (!std::isalpha(static_cast<unsigned char>(at[i])) && at[i] != '-' && at[i] != '^') return false;
+  }
+  return false;
+}
+
 }  // namespace
 
 bool looks_outside_match(std::string_view p) {
-  bool in_class = false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    const char c = p[i];
-    if (c == '\\') {
-      if (i + 1 >= p.size()) return true;
-      const char n = p[i + 1];
-      if (n == 'Q') {  // \Q…\E quotes literally
-        size_t e = p.find("\\E", i + 2);
-        if (e == std::string_view::npos) return false;
-        i = e + 1;
-        continue;
-      }
-      if (!in_class && std::string_view("bBAzZG").find(n) != std::string_view::npos) return true;
-      ++i;
-      continue;
+  return walk_outside_classes(p, [p](size_t i, RegexPiece piece) {
+    const std::string_view at = p.substr(i);
+    switch (piece) {
+      case RegexPiece::Quoted:
+        return false;
+      case RegexPiece::Escape:  // \b \B \A \z \Z \G, or a lone backslash at the end
+        return at.size() < 2 || std::string_view("bBAzZG").find(at[1]) != std::string_view::npos;
+      case RegexPiece::Char:
+        if (at[0] == '^' || at[0] == '$') return true;
+        if (at.starts_with("(?=") || at.starts_with("(?!") || at.starts_with("(?<=") || at.starts_with("(?<!"))
+          return true;
+        // Extended mode ((?x)) makes '#' start a comment and white space nothing, which this reading
+        // does not follow: an anchor it placed inside a class could be outside.
+        return at.starts_with("(?") && sets_extended_mode(at);
     }
-    if (in_class) {
-      if (c == '[' && i + 1 < p.size() && p[i + 1] == ':') {  // [:alpha:]
-        size_t e = p.find(":]", i + 2);
-        if (e != std::string_view::npos) i = e + 1;
-      } else if (c == ']') {
-        in_class = false;
-      }
-      continue;
-    }
-    if (c == '[') {  // a ']' right after '[' or '[^' is literal
-      in_class = true;
-      size_t j = i + 1;
-      if (j < p.size() && p[j] == '^') ++j;
-      if (j < p.size() && p[j] == ']') ++j;
-      i = j - 1;
-      continue;
-    }
-    if (c == '^' || c == '$') return true;
-    if (c == '(' && p.substr(i, 3) == "(?=") return true;
-    if (c == '(' && p.substr(i, 3) == "(?!") return true;
-    if (c == '(' && p.substr(i, 3) == "(?<" && i + 3 < p.size() && (p[i + 3] == '=' || p[i + 3] == '!')) return true;
-  }
-  return false;
+    return true;
+  });
 }
 
 namespace {

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #endif
 
+#include "engine/query/regex_syntax.h"
 #include "engine/store/cpu_features.h"
 
 namespace osearch {
@@ -185,32 +186,21 @@ size_t LiteralFilter::find(std::string_view hay, Vectors vectors) const {
 
 namespace {
 
-// Walks a regex's structure outside escapes and character classes, calling `at(i)` at each '(',
-// ')' and '|' (true from it ends the walk). False when the pattern holds \Q…\E or \cX, which this
-// reading cannot follow.
+// Walks a regex's structure outside escapes, classes and quoting (regex_syntax.h), calling `at(i)`
+// at each '(', ')' and '|' (true from it ends the walk). False when the pattern holds \Q…\E or
+// \cX outside a class, which this reading does not follow.
 template <typename At>
 bool walk_structure(std::string_view p, At&& at) {
-  bool in_class = false;
-  for (size_t i = 0; i < p.size(); ++i) {
-    const char c = p[i];
-    if (c == '\\') {
-      if (i + 1 < p.size() && (p[i + 1] == 'Q' || p[i + 1] == 'c')) return false;
-      ++i;  // the escaped character, whatever it is
-      continue;
-    }
-    if (in_class) {
-      if (c == ']') in_class = false;
-      continue;
-    }
-    if (c == '[') {
-      in_class = true;
-      if (i + 1 < p.size() && p[i + 1] == '^') ++i;
-      if (i + 1 < p.size() && p[i + 1] == ']') ++i;  // a ']' first is literal
-    } else if ((c == '(' || c == ')' || c == '|') && at(i)) {
+  bool followed = true;
+  walk_outside_classes(p, [&](size_t i, RegexPiece piece) {
+    if (piece == RegexPiece::Quoted || (piece == RegexPiece::Escape && i + 1 < p.size() && p[i + 1] == 'c')) {
+      followed = false;
       return true;
     }
-  }
-  return true;
+    const char c = p[i];
+    return piece == RegexPiece::Char && (c == '(' || c == ')' || c == '|') && at(i);
+  });
+  return followed;
 }
 
 // The alternatives `pattern` is made of at its top level (split at each `|` outside every group and
