@@ -98,15 +98,6 @@ bool ascii_literal(std::string_view p, bool fixed) {
   return true;
 }
 
-// Whether the inline option group at the start of `at` ("(?ix)", "(?x:", "(?-x)") names x.
-bool sets_extended_mode(std::string_view at) {
-  for (size_t i = 2; i < at.size() && at[i] != ')' && at[i] != ':'; ++i) {
-    if (at[i] == 'x') return true;
-    if (!std::isalpha(static_cast<unsigned char>(at[i])) && at[i] != '-' && at[i] != '^') return false;
-  }
-  return false;
-}
-
 }  // namespace
 
 bool looks_outside_match(std::string_view p) {
@@ -123,7 +114,7 @@ bool looks_outside_match(std::string_view p) {
           return true;
         // Extended mode ((?x)) makes '#' start a comment and white space nothing, which this reading
         // does not follow: an anchor it placed inside a class could be outside.
-        return at.starts_with("(?") && sets_extended_mode(at);
+        return sets_extended_mode(at);
     }
     return true;
   });

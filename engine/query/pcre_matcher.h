@@ -50,4 +50,8 @@ class PcreMatcher {
   std::unique_ptr<Impl> impl_;
 };
 
+// Whether PcreMatcher lets PCRE2's JIT match `expression`; else the interpreter does, because the
+// JIT of the PCRE2 this builds with answers some such patterns wrongly (pcre_matcher.cpp).
+bool pcre_jit_answers_right(std::string_view expression);
+
 }  // namespace osearch

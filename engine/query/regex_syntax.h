@@ -30,6 +30,18 @@ inline size_t posix_class_end(std::string_view p, size_t i) {
   return std::string_view::npos;
 }
 
+// Whether the inline option group at the start of `at` ("(?ix)", "(?x:", "(?-x)") names x, extended
+// mode, in which '#' starts a comment and white space is nothing: a reading this walk does not follow.
+inline bool sets_extended_mode(std::string_view at) {
+  if (!at.starts_with("(?")) return false;
+  for (size_t i = 2; i < at.size() && at[i] != ')' && at[i] != ':'; ++i) {
+    if (at[i] == 'x') return true;
+    const bool letter = (at[i] >= 'a' && at[i] <= 'z') || (at[i] >= 'A' && at[i] <= 'Z');
+    if (!letter && at[i] != '-' && at[i] != '^') return false;
+  }
+  return false;
+}
+
 // Calls visit(i, piece) for each piece of `p` outside character classes, in order; escapes,
 // quoting and POSIX names inside a class are stepped over with it. visit returns true to end the
 // walk, and then so does this.
