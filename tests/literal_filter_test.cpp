@@ -125,6 +125,13 @@ TEST_CASE("literal filter: the literal every match of a pattern holds", "[conten
   // A group first gives its alternatives' literals; a class may hold '|' and an escaped ']'.
   CHECK(required_literals("(error)", false) == Ls({"error"}));
   CHECK(required_literals("a[\\]|]|b", false) == Ls({"a", "b"}));  // the class ends at the second ']'
+  // A positive lookaround's text is in the message too; a negative one's is not, nor a quantified one's.
+  CHECK(required_literals("(?<=import |from )\\w+", false) == Ls({"import ", "from "}));
+  CHECK(required_literals("(?=ab)\\w", false) == Ls({"ab"}));
+  CHECK(required_literals("\\b(?<=(?:TODO|FIXME): )\\w", false) == Ls({"TODO", "FIXME"}));
+  CHECK(required_literals("(?<!x)ab", false) == std::nullopt);
+  CHECK(required_literals("(?!x)ab", false) == std::nullopt);
+  CHECK(required_literals("(?<=a)?b", false) == std::nullopt);
   // A POSIX name inside a class does not end it: its '|' is no alternative.
   CHECK(required_literals("x[[:alpha:]|]y", false) == Ls({"x"}));
   CHECK(required_literals("x[[:alpha:]\\Q|\\E]y", false) == Ls({"x"}));

@@ -203,9 +203,14 @@ bool walk_structure(std::string_view p, At&& at) {
   return followed;
 }
 
+// Whether a positive lookahead or lookbehind opens at at[0]: the text it asserts is in the message
+// too (before or at the match), so its literals are required as a group's are.
+bool positive_lookaround(std::string_view at) { return at.starts_with("(?=") || at.starts_with("(?<="); }
+
 // The alternatives `pattern` is made of at its top level (split at each `|` outside every group and
 // class), or nullopt when it holds a construct this reading cannot follow: inline options (which
-// may turn on extended mode's comments, hiding a `|` or a bracket), \Q…\E, \cX.
+// may turn on extended mode's comments, hiding a `|` or a bracket), \Q…\E, \cX; other groups that
+// open with "(?" than (?:…) and positive lookaround (named groups, negative lookaround, comments).
 std::optional<std::vector<std::string_view>> top_level_alternatives(std::string_view pattern) {
   std::vector<std::string_view> alternatives;
   size_t begin = 0;
@@ -214,7 +219,7 @@ std::optional<std::vector<std::string_view>> top_level_alternatives(std::string_
   const bool followed = walk_structure(pattern, [&](size_t i) {
     const std::string_view at = pattern.substr(i);
     if (at[0] == '(') {
-      options = at.starts_with("(?") && !at.starts_with("(?:");
+      options = at.starts_with("(?") && !at.starts_with("(?:") && !positive_lookaround(at);
       ++depth;
     } else if (at[0] == ')') {
       depth = std::max(0, depth - 1);
@@ -300,9 +305,10 @@ bool holds(std::string_view outer, std::string_view inner, bool caseless) {
   return std::search(outer.begin(), outer.end(), inner.begin(), inner.end(), same) != outer.end();
 }
 
-// The literals one of which each match of `alternatives` holds: per alternative its leading
-// literal, or, when it starts with a group that cannot be absent (no ?, * or {n,m} after it), the
-// literals of the group's own alternatives. nullopt when some alternative has none.
+// The literals one of which each match of `alternatives` holds (or, for a positive lookaround, the
+// text its message holds): per alternative its leading literal, or, when it starts with a group or
+// a positive lookaround that cannot be absent (no ?, * or {n,m} after it), the literals of its own
+// alternatives. nullopt when some alternative has none.
 std::optional<std::vector<std::string>> literals_of(const std::vector<std::string_view>& alternatives, int depth) {
   std::vector<std::string> literals;
   for (const std::string_view alternative : alternatives) {
@@ -313,9 +319,9 @@ std::optional<std::vector<std::string>> literals_of(const std::vector<std::strin
       literals.push_back(std::move(*literal));
       continue;
     }
-    // (Lookaround, named groups and inline options are not here: top_level_alternatives refused the
-    // whole pattern.)
-    const size_t open = rest.starts_with("(?:") ? 3 : 1;
+    // (Negative lookaround, named groups and inline options are not here: top_level_alternatives
+    // refused the whole pattern.)
+    const size_t open = rest.starts_with("(?<=") ? 4 : rest.starts_with("(?:") || rest.starts_with("(?=") ? 3 : 1;
     if (depth >= 4) return std::nullopt;
     const size_t close = group_end(rest);
     if (close == std::string_view::npos) return std::nullopt;
