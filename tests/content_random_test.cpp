@@ -4,6 +4,7 @@
 // message alone, or refuse the pattern out loud. Every shortcut the scan takes on a pattern's text
 // (the literal prefilter, whether a match may look outside its message) is checked here by the
 // answers it gives, not by its own reading.
+#include <cctype>
 #include <random>
 
 #include "tests/synthetic_index.h"
@@ -40,6 +41,17 @@ std::string random_text(std::mt19937& rng) {
   return t;
 }
 
+// What PCRE2 runs for `pattern` as `content` reads it: under -F every other character escaped,
+// under -w wrapped in \b(?:…)\b.
+std::string reference_expression(const std::string& pattern, bool word, bool fixed) {
+  std::string expression;
+  for (const char c : pattern) {
+    if (fixed && !std::isalnum(static_cast<unsigned char>(c))) expression.push_back('\\');
+    expression.push_back(c);
+  }
+  return word ? "\\b(?:" + expression + ")\\b" : expression;
+}
+
 }  // namespace
 
 TEST_CASE("content: random patterns find exactly the messages PCRE2 finds in each alone", "[content][hardening]") {
@@ -55,17 +67,25 @@ TEST_CASE("content: random patterns find exactly the messages PCRE2 finds in eac
   IndexReader reader(ix.idx);
   size_t compared = 0, refused = 0;
   for (int round = 0; round < 600; ++round) {
-    const std::string pattern = random_pattern(rng);
     const bool caseless = round % 4 == 0;
+    // Every fifth pattern under -w, every fifth under -F; some other rounds give a second pattern
+    // (-e A -e B), and a message matching either is found.
+    const bool word = round % 5 == 1, fixed = round % 5 == 2;
+    std::vector<std::string> patterns = {random_pattern(rng)};
+    if (round % 7 == 3 && !word && !fixed) patterns.push_back(random_pattern(rng));
+    std::vector<std::string> expressions;
+    for (const std::string& p : patterns) expressions.push_back(reference_expression(p, word, fixed));
     std::string error;
-    const std::optional<PcreMatcher> pcre = PcreMatcher::compile({pattern}, {pattern}, caseless, error);
+    const std::optional<PcreMatcher> pcre = PcreMatcher::compile(expressions, patterns, caseless, error);
     if (!pcre) continue;
     std::set<std::string> expected;
     for (const auto& [uuid, text] : texts)
       if (pcre->first_match(text)) expected.insert(uuid);
     ContentOptions o;
-    o.patterns = {pattern};
+    o.patterns = patterns;
     o.ignore_case = caseless;
+    o.word = word;
+    o.fixed = fixed;
     o.by_message = true;
     QueryResult res;
     try {
@@ -77,7 +97,8 @@ TEST_CASE("content: random patterns find exactly the messages PCRE2 finds in eac
     REQUIRE_FALSE(res.truncated);
     std::set<std::string> got;
     for (const Hit& h : res.hits) got.insert(h.message ? h.message->uuid : "(no message)");
-    INFO("pattern '" << pattern << "'" << (caseless ? " -i" : ""));
+    INFO("patterns '" << patterns.front() << (patterns.size() > 1 ? "' '" + patterns.back() : "") << "'"
+                       << (caseless ? " -i" : "") << (word ? " -w" : "") << (fixed ? " -F" : ""));
     CHECK(got == expected);
     ++compared;
   }
