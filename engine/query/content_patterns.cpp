@@ -2,7 +2,6 @@
 // pattern cache), the PCRE2 confirmation when Hyperscan cannot run a pattern exactly, and the
 // literal prefilter (engine/query/literal_filter.h). The scan over the log is content_scan.cpp.
 #include <algorithm>
-#include <cctype>
 
 #include "engine/query/content_scan.h"
 #include "engine/query/pattern_cache.h"

@@ -209,8 +209,8 @@ bool positive_lookaround(std::string_view at) { return at.starts_with("(?=") || 
 
 // The alternatives `pattern` is made of at its top level (split at each `|` outside every group and
 // class), or nullopt when it holds a construct this reading cannot follow: inline options (which
-// may turn on extended mode's comments, hiding a `|` or a bracket), \Q…\E, \cX; other groups that
-// open with "(?" than (?:…) and positive lookaround (named groups, negative lookaround, comments).
+// may turn on extended mode's comments, hiding a `|` or a bracket), \Q…\E, \cX, and every group
+// opening with "(?" but (?:…) and positive lookaround (named groups, negative lookaround, comments).
 std::optional<std::vector<std::string_view>> top_level_alternatives(std::string_view pattern) {
   std::vector<std::string_view> alternatives;
   size_t begin = 0;
