@@ -22,6 +22,8 @@ namespace osearch {
 using namespace source_watch_format;
 namespace {
 
+constexpr int64_t kTrustAfterNs = 2'000'000'000;  // a directory's mtime settles after this
+
 // What one thread found in its blocks.
 struct BlockFindings {
   bool ok = true;               // every entry decoded

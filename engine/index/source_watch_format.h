@@ -25,7 +25,6 @@ inline constexpr std::string_view kMagicUnlisted = "osw2";
 static_assert(kMagic.size() == kMagicUnlisted.size());
 inline bool has_magic(std::string_view record) { return record.starts_with(kMagic) || record.starts_with(kMagicUnlisted); }
 inline constexpr size_t kBlockEntries = 128;
-inline constexpr int64_t kTrustAfterNs = 2'000'000'000;  // a directory's mtime settles after this
 inline constexpr uint64_t kTypeMask = 3, kTranscript = 4, kSessionIsStem = 8, kSameAgent = 16, kSameProject = 32, kListed = 64;
 
 // "<dir>/<id>.jsonl" -> "<id>"
