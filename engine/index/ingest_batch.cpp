@@ -14,11 +14,6 @@
 #include "ingest/tool_paths.h"
 
 namespace osearch {
-namespace {
-
-bool is_agent_file(SourceKind k) { return is_subagent_kind(k); }
-
-}  // namespace
 
 IngestBatch::IngestBatch(Store& store, TextLogWriter& log, TextIndexWriter& xapian, XapianLayout& layout)
     : store_(store), log_(log), xapian_(xapian), layout_(layout) {}
@@ -111,7 +106,7 @@ void IngestBatch::add(const SourceFile& file, FileState& state, LineRecords& rec
   if (sid.empty()) return;
   pending_bytes_ += approx_bytes(rec);
   ++pending_lines_;
-  if (rec.is_header && !is_agent_file(file.kind) && sid == state.session_id) add_header(file, sid, rec);
+  if (rec.is_header && !is_subagent_kind(file.kind) && sid == state.session_id) add_header(file, sid, rec);
   // Several messages of one line get consecutive key offsets: a line is longer than its message count.
   for (size_t i = 0; i < rec.messages.size(); ++i) {
     Message& m = rec.messages[i];
@@ -187,7 +182,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     ++counters_.duplicates;
     // The same messages under a new name (Codex compresses a finished rollout to .jsonl.zst and
     // removes the .jsonl): the session's transcript is the new file.
-    if (!is_agent_file(file.kind)) {
+    if (!is_subagent_kind(file.kind)) {
       SessionRec& s = touch_session(sid, file).rec;
       // The old name may be found gone in this very run (marked at the flush, after this read).
       const bool old_gone = s.source_deleted || std::find(deleted_sources_.begin(), deleted_sources_.end(),
@@ -208,7 +203,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   }
   TouchedSession& ts = touch_session(sid, file);
   SessionRec& s = ts.rec;
-  if (!is_agent_file(file.kind)) {
+  if (!is_subagent_kind(file.kind)) {
     s.has_main = true;
     s.jsonl_path = file.path;
     s.source_deleted = false;
@@ -227,7 +222,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   r.role = m.role;
   r.content_type = m.content_type;
   r.is_meta = m.is_meta;
-  r.is_sidechain = m.is_sidechain || is_agent_file(file.kind);
+  r.is_sidechain = m.is_sidechain || is_subagent_kind(file.kind);
   r.model = m.model;
   r.agent_id = m.agent_id.empty() ? file.agent_id : m.agent_id;
   r.cwd = m.cwd;
@@ -245,7 +240,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     if (s.started_at == 0 || m.timestamp_ms < s.started_at) s.started_at = m.timestamp_ms;
     if (m.timestamp_ms > s.ended_at) s.ended_at = m.timestamp_ms;
   }
-  if (!is_agent_file(file.kind) || !s.has_main) {
+  if (!is_subagent_kind(file.kind) || !s.has_main) {
     if (!m.git_branch.empty()) s.git_branch = m.git_branch;
     if (!m.version.empty()) s.version = m.version;
     if (!m.cwd.empty()) {
@@ -306,9 +301,9 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     }
   }
   // A subagent's message: from its transcript, or a copy from its parent's progress line.
-  const std::string& subagent = is_agent_file(file.kind) ? file.agent_id : m.agent_id;
-  if ((is_agent_file(file.kind) || m.from_progress) && !subagent.empty()) {
-    SubagentRec& sa = touch_subagent(sid, subagent, is_agent_file(file.kind) ? &file : nullptr);
+  const std::string& subagent = is_subagent_kind(file.kind) ? file.agent_id : m.agent_id;
+  if ((is_subagent_kind(file.kind) || m.from_progress) && !subagent.empty()) {
+    SubagentRec& sa = touch_subagent(sid, subagent, is_subagent_kind(file.kind) ? &file : nullptr);
     ++sa.message_count;
     sa.tokens.add(r.usage);  // zero on a repeated streamed chunk: each API message once
     if (m.from_progress) sa.usage_complete = false;  // copies carry no usage: its tokens are unknown
