@@ -16,15 +16,15 @@ using namespace osearch_test;
 
 namespace {
 
-// Whether `pattern` matches `text`, by the JIT (`jit`) or the interpreter; nullopt when PCRE2
-// refuses the pattern or stops at a limit.
+// A pattern compiled as PcreMatcher compiles it, twice: with the JIT and for the interpreter.
+// matches(): nullopt when PCRE2 stops at a limit.
 class Compiled {
  public:
   Compiled(const std::string& pattern, bool caseless) {
     int code = 0;
     PCRE2_SIZE offset = 0;
-    const uint32_t options = PCRE2_MULTILINE | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | (caseless ? PCRE2_CASELESS : 0);
-    interpreted_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options, &code, &offset, nullptr);
+    interpreted_ = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                                 pcre_compile_options(caseless), &code, &offset, nullptr);
     if (!interpreted_) return;
     jitted_ = pcre2_code_copy(interpreted_);
     pcre2_jit_compile(jitted_, PCRE2_JIT_COMPLETE);
@@ -63,7 +63,7 @@ const char* const kBits[] = {"ab", "bx", "c", "x9", ":", "]", "[", "a.b", "|", "
 
 TEST_CASE("pcre jit: the patterns it is trusted with answer as the interpreter does", "[content][hardening]") {
   std::mt19937 rng(42);
-  size_t trusted = 0, distrusted_differing = 0;
+  size_t trusted = 0;
   for (int round = 0; round < 20000; ++round) {
     std::string pattern;
     for (size_t n = 1 + rng() % 6; n > 0; --n) pattern += kPieces[rng() % std::size(kPieces)];
@@ -78,14 +78,11 @@ TEST_CASE("pcre jit: the patterns it is trusted with answer as the interpreter d
       if (!jit || !interpreter || *jit == *interpreter) continue;
       INFO("pattern '" << pattern << "' text '" << text << "' JIT " << *jit << " interpreter " << *interpreter);
       CHECK_FALSE(trust);
-      ++distrusted_differing;
       break;
     }
   }
-  CHECK(trusted > 6000);
   // (With Debian 12's PCRE2 10.42 this finds a dozen patterns where the JIT errs; none is trusted.)
-  INFO(distrusted_differing << " untrusted patterns where the JIT differed");
-  SUCCEED();
+  CHECK(trusted > 6000);
 }
 
 TEST_CASE("pcre jit: which patterns it is trusted with", "[content][hardening]") {

@@ -30,6 +30,11 @@ std::string limit_name(int rc) {
 
 }  // namespace
 
+uint32_t pcre_compile_options(bool ignore_case) {
+  // UCP: \w, \b, \d and POSIX classes follow Unicode, as Hyperscan's HS_FLAG_UCP does.
+  return PCRE2_MULTILINE | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | (ignore_case ? PCRE2_CASELESS : 0u);
+}
+
 // PCRE2 10.42's JIT (Debian 12's) answers some patterns whose groups hold alternatives wrongly:
 // `(?:b|)[a-z]+\w` finds no match in "bx" (PCRE2 issue #336, fixed in 10.43), so `content` left such
 // a message out, and `(a|b)*+(?i)\1` finds a match the interpreter does not. Over 600,000 random
@@ -93,9 +98,7 @@ std::optional<PcreMatcher> PcreMatcher::compile(const std::vector<std::string>& 
                                                 const std::vector<std::string>& names, bool ignore_case,
                                                 std::string& error) {
   auto compiled = std::make_shared<CompiledPatterns>();
-  // UCP: \w, \b, \d and POSIX classes follow Unicode, as Hyperscan's HS_FLAG_UCP does.
-  uint32_t options = PCRE2_MULTILINE | PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
-  if (ignore_case) options |= PCRE2_CASELESS;
+  const uint32_t options = pcre_compile_options(ignore_case);
   for (size_t i = 0; i < expressions.size(); ++i) {
     const std::string& p = expressions[i];
     const std::string& name = i < names.size() ? names[i] : p;

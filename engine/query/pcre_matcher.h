@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,6 +50,9 @@ class PcreMatcher {
   explicit PcreMatcher(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The options PcreMatcher compiles every expression with (UTF, Unicode properties, multiline).
+uint32_t pcre_compile_options(bool ignore_case);
 
 // Whether PcreMatcher lets PCRE2's JIT match `expression`; else the interpreter does, because the
 // JIT of the PCRE2 this builds with answers some such patterns wrongly (pcre_matcher.cpp).
