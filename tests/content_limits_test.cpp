@@ -314,3 +314,27 @@ TEST_CASE("content: every message that holds a pattern, however often, and none 
   REQUIRE(by_session.hits.size() == 2);
   for (const Hit& h : by_session.hits) CHECK(h.match_count == (h.session.id == SyntheticIndex::sid_of(0) ? 2u : 1u));
 }
+
+TEST_CASE("content limits: what Hyperscan refuses even as a prefilter runs on PCRE2 alone", "[hardening][content]") {
+  // \K \R \N \G, an anchor inside the pattern, branch reset and a call of a group are PCRE's syntax
+  // that Hyperscan does not compile at all: `content` exited 2 on them. PCRE2 now decides every
+  // message (past the literal prefilter), each alone, with -i, -w and a second -e as ever.
+  SyntheticIndex ix({{"import os", "error\nnext line", "error at the end", "bb a", "say foo", "xfoo", "FOO bar", ""}});
+  using Set = std::set<std::string>;
+  CHECK(snippets(content(ix, {"import\\s+\\K\\w+"})) == Set{"import os"});
+  CHECK(snippets(content(ix, {"error\\R"})) == Set{"error next line"});  // (a snippet's line ends are spaces)
+  CHECK(snippets(content(ix, {"error\\N+end"})) == Set{"error at the end"});
+  CHECK(snippets(content(ix, {"\\Gx"})) == Set{"xfoo"});
+  CHECK(content(ix, {"foo^"}).hits.empty());
+  // (In a branch reset both alternatives are group 1, and (?1) calls the first: (a).)
+  CHECK(snippets(content(ix, {"(?|(a)|(b))\\1 (?1)"})) == Set{"bb a"});
+  CHECK(snippets(content(ix, {"foo\\K"}, true, true)) == Set{"say foo", "xfoo", "FOO bar"});
+  CHECK(snippets(content(ix, {"foo\\K"}, true, true, true)) == Set{"say foo", "FOO bar"});
+  CHECK(snippets(content(ix, {"\\Gimport", "bar\\R?$"})) == Set{"import os", "FOO bar"});
+  // By session: the count of matching messages, and a title that matches alone.
+  const QueryResult by_session = content(ix, {"e\\R|\\Ge"}, false);
+  REQUIRE(by_session.hits.size() == 1);
+  CHECK(by_session.hits[0].match_count == 2);
+  // Refused by both engines: PCRE2's message, exit 2 (bad-regex).
+  CHECK_THROWS_AS(content(ix, {"(?|a"}), BadInput);
+}

@@ -120,6 +120,18 @@ bool looks_outside_match(std::string_view p) {
 }
 
 namespace {
+// Hyperscan refuses some patterns PCRE2 runs, even as a prefilter (\K, \R, \G, \N, an anchor
+// inside the pattern, recursion, subroutine calls, branch reset, a pattern too large for it). The
+// syntax is PCRE's, so those run on PCRE2 alone: a database that matches every entry at its start
+// (the empty pattern; an empty entry too), each entry scanned alone and PCRE2 deciding it. The literal
+// prefilter still skips the entries that cannot hold a match.
+void every_entry_to_pcre2(ContentPatterns& c, const ContentOptions& o, const std::string& cache_dir) {
+  std::string error;
+  c.scan = compile_hs(o, {std::string()}, Mode::Exact, &error, cache_dir);
+  if (!c.scan) throw std::runtime_error("Hyperscan refused the empty pattern: " + error);
+  c.per_entry = true;
+}
+
 // One scratch grown to serve both databases (allocated once, never in the scan path).
 void alloc_scratch(ContentPatterns& c) {
   hs_scratch_t* raw = nullptr;
@@ -148,7 +160,7 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
       if (!c.confirm) throw BadInput("bad-regex", pcre_error);
       c.scan = compile_hs(o, bare, Mode::Exact, &error, cache_dir);
       if (!c.scan) c.scan = compile_hs(o, bare, Mode::Prefilter, nullptr, cache_dir);
-      if (!c.scan) throw BadInput("bad-regex", error);
+      if (!c.scan) every_entry_to_pcre2(c, o, cache_dir);
       // Literals (most -w queries): where each occurrence starts, so that the bytes around it
       // settle a whole word without PCRE2 wherever they are ASCII (`-i -w error` at 2 GB: PCRE2
       // spent ~0.9 µs a candidate on 53,000).
@@ -171,13 +183,14 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
     c.locate = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, locate_error);
     if (!c.locate) c.with_start = compile_hs(o, exprs, Mode::ExactWithStart, nullptr, cache_dir);
   } else {
-    // Hyperscan cannot run it exactly: a prefilter finds a superset, PCRE2 decides. A pattern
-    // neither engine compiles is reported with PCRE2's message (the syntax is PCRE's).
+    // Hyperscan cannot run it exactly: a prefilter finds a superset, PCRE2 decides; where it cannot
+    // even prefilter, PCRE2 decides every entry. A pattern PCRE2 does not compile is reported with
+    // PCRE2's message (the syntax is PCRE's).
     std::string pcre_error;
     c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
     if (!c.confirm) throw BadInput("bad-regex", pcre_error);
     c.scan = compile_hs(o, exprs, Mode::Prefilter, nullptr, cache_dir);
-    if (!c.scan) throw BadInput("bad-regex", error);
+    if (!c.scan) every_entry_to_pcre2(c, o, cache_dir);
   }
   alloc_scratch(c);
   return c;
