@@ -45,7 +45,8 @@ std::vector<std::string> expressions(const ContentOptions& o, bool bare = false)
 enum class Mode { Exact, ExactWithStart, Prefilter };
 
 // `cache_dir` ("" = none): the compiled database is looked up there first and kept there after a
-// compile (engine/query/pattern_cache.h); failures are never kept, so their message is Hyperscan's.
+// compile (engine/query/pattern_cache.h); failures are never kept. nullptr when Hyperscan refuses
+// the expressions, with its message in `error` (when given).
 HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& exprs, Mode mode, std::string* error,
                       const std::string& cache_dir) {
   std::vector<unsigned> flags, ids;
@@ -68,13 +69,8 @@ HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& e
   hs_compile_error_t* err = nullptr;
   if (hs_compile_multi(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK,
                        nullptr, &db, &err) != HS_SUCCESS) {
-    std::string msg = err && err->message ? err->message : "unknown error";
-    int which = err ? err->expression : -1;
+    if (error) *error = err && err->message ? err->message : "unknown error";
     if (err) hs_free_compile_error(err);
-    if (error) {
-      std::string pat = which >= 0 && static_cast<size_t>(which) < o.patterns.size() ? o.patterns[which] : "";
-      *error = "cannot compile regex '" + pat + "': " + msg;
-    }
     return nullptr;
   }
   if (!cache_dir.empty()) keep_cached_database(cache_dir, key, db);
@@ -155,10 +151,10 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
     // decides each candidate with Unicode word boundaries and locates the snippet.
     const std::vector<std::string> bare = expressions(o, true);
     if (std::none_of(bare.begin(), bare.end(), [](const std::string& e) { return looks_outside_match(e); })) {
-      std::string pcre_error, error;
+      std::string pcre_error;
       c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
       if (!c.confirm) throw BadInput("bad-regex", pcre_error);
-      c.scan = compile_hs(o, bare, Mode::Exact, &error, cache_dir);
+      c.scan = compile_hs(o, bare, Mode::Exact, nullptr, cache_dir);
       if (!c.scan) c.scan = compile_hs(o, bare, Mode::Prefilter, nullptr, cache_dir);
       if (!c.scan) every_entry_to_pcre2(c, o, cache_dir);
       // Literals (most -w queries): where each occurrence starts, so that the bytes around it
@@ -173,8 +169,7 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
   }
   set_prefilter(c, o);
   c.per_entry = o.word || std::any_of(exprs.begin(), exprs.end(), [](const std::string& e) { return looks_outside_match(e); });
-  std::string error;
-  c.scan = compile_hs(o, exprs, Mode::Exact, &error, cache_dir);
+  c.scan = compile_hs(o, exprs, Mode::Exact, nullptr, cache_dir);
   if (c.scan) {
     // Snippets need where the first match starts. A SOM_LEFTMOST database would cost a second
     // Hyperscan compile (60-230 ms for \w or \s under UCP, or "Pattern is too large"); PCRE2 compiles
