@@ -23,7 +23,7 @@ run goes on when a command fails):
                     ratios osearch/python is the headline figure), peak RSS, size
   index no-op       osearch index on the unchanged corpus (median of 11)
   keyword           >= 50 two-word queries, osearch CLI wall vs SQLite FTS5 (in-process + CLI)
-  content           osearch content vs rg -l for 4 patterns (median of 7)
+  content           osearch content vs rg -l for 5 patterns (median of 7)
   list              osearch list (median of 21)
   watch latency     keyword and list on the default path with a live `index --watch`, walking, and with
                     --no-refresh; an appended line's time to be found (bench/watch_latency.py)
@@ -287,6 +287,9 @@ def main():
             {"name": "literal-free regex", "osearch": ["[A-Z][a-z]+[0-9]{3}"], "rg": ["[A-Z][a-z]+[0-9]{3}"]},
             {"name": "case-insensitive word", "osearch": ["-i", "-w", "error"], "rg": ["-i", "-w", "error"]},
             {"name": "alternation", "osearch": ["Traceback|Exception"], "rg": ["Traceback|Exception"]},
+            # \K: Hyperscan compiles it not even as a prefilter, so PCRE2 decides every message past the
+            # literal prefilter (rg runs PCRE2 too, with -P)
+            {"name": "PCRE2 alone", "osearch": ["import\\s+\\K\\w+"], "rg": ["-P", "import\\s+\\K\\w+"]},
         ]
 
         def content():
