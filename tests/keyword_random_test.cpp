@@ -1,12 +1,15 @@
 // Random `keyword` queries (words, AND, OR, NOT, phrases, prefixes; by session and by message;
-// every sort; pages; a --since) against a reference that reads each message's words itself, over an
-// index with more than one shard and with re-read sessions whose older documents are still there.
+// every sort; pages; --since; --session) against a reference that reads each message's words itself,
+// over an index of several runs with re-read sessions whose older documents are still there, and
+// memories (one forgotten) found by their files' words.
 // `keyword` takes many shortcuts to stay fast at scale (counts bounded by term frequencies, a tally
 // beside the ranked pass, its own collapse by session runs, the newest-first page ordered after the
 // pass, epochs told apart by a decider): each must give the answer the words give.
 #include <random>
 
 #include "tests/synthetic_index.h"
+
+#include "engine/query/memories.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -142,6 +145,23 @@ TEST_CASE("keyword: random queries find exactly the messages and sessions the wo
     record(all, 30 + k, added.back(), "a-", 3);
   }
   ix.add(30, added);
+  // Memories, found by the words of their files: one of session 4's, one forgotten.
+  struct Memo {
+    std::string id, sid;
+    std::vector<std::string> words;
+  };
+  std::vector<Memo> memos;
+  for (size_t k = 0; k < 4; ++k) {
+    Memo m{"", k == 1 ? SyntheticIndex::sid_of(4) : "", random_words(rng)};
+    RememberInput in;
+    in.path = ix.tmp / ("memo-" + std::to_string(k) + ".md");
+    write_file(in.path, joined(m.words));
+    in.summary = "memo note";
+    in.session = m.sid;
+    m.id = remember_memory(ix.idx, in, 1'780'000'000'000).id;
+    if (k == 3) forget_memory(ix.idx, m.id, "gone", 1'780'000'000'001);
+    else memos.push_back(std::move(m));
+  }
   IndexReader reader(ix.idx);
 
   size_t nonempty = 0;
@@ -170,6 +190,11 @@ TEST_CASE("keyword: random queries find exactly the messages and sessions the wo
         expected_messages.insert(m.uuid);
         ++expected_sessions[m.sid];
       }
+    for (const Memo& m : memos)
+      if ((sessions.empty() || (!m.sid.empty() && named(m.sid))) && q.matches(m.words)) {
+        expected_messages.insert("memory " + m.id);
+        expected_sessions["memory " + m.id] = 0;
+      }
     nonempty += !expected_messages.empty();
     INFO("query '" << q.text() << "'" << (o.by_message ? " --by message" : "") << " --sort " << o.sort
                    << (o.session_runs ? "" : " (Xapian's collapse)") << (since ? " --since day 2" : "")
@@ -187,6 +212,11 @@ TEST_CASE("keyword: random queries find exactly the messages and sessions the wo
       if (r.total_exact) CHECK(r.total == expected_total);
       if (!o.by_message && !r.total_exact) CHECK(r.total >= offset + r.hits.size());
       for (const Hit& h : r.hits) {
+        if (h.memory) {
+          const std::string key = "memory " + h.memory->id;
+          CHECK((o.by_message ? paged_messages.insert(key).second : paged_sessions.emplace(key, 0).second));
+          continue;
+        }
         REQUIRE(h.message);
         if (o.by_message) {
           CHECK(paged_messages.insert(h.message->uuid).second);
