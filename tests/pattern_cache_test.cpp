@@ -136,3 +136,49 @@ TEST_CASE("pattern cache: content answers the same from a kept database", "[sear
     CHECK(first.first == 2);
   }
 }
+
+TEST_CASE("pattern cache: a refusal is kept, found by its key only, and content still answers", "[search][content]") {
+  TempDir tmp("hscache-refusal");
+  const std::string dir = tmp / "cache";
+  const std::string big = "\\w{300}\\d";  // "Pattern too large" under UCP, after ~0.4 s of trying
+  bool refused = true;
+  CHECK(load_cached_database(dir, key_of(big), &refused) == nullptr);
+  CHECK_FALSE(refused);
+  keep_refusal(dir, key_of(big));
+  CHECK(load_cached_database(dir, key_of(big), &refused) == nullptr);
+  CHECK(refused);
+  CHECK(load_cached_database(dir, key_of("\\w{301}\\d"), &refused) == nullptr);
+  CHECK_FALSE(refused);  // another key: a miss
+  SECTION("a damaged refusal is a miss") {
+    const fs::path file = entries(dir).at(0);
+    const std::string whole = read_file(file.string());
+    write_file(file.string(), whole.substr(0, whole.size() - 1));
+    CHECK(load_cached_database(dir, key_of(big), &refused) == nullptr);
+    CHECK_FALSE(refused);
+    write_file(file.string(), whole + "x");
+    CHECK(load_cached_database(dir, key_of(big), &refused) == nullptr);
+    CHECK_FALSE(refused);
+  }
+  SECTION("content: the pattern Hyperscan refuses runs on PCRE2, refused from the cache the second time") {
+    const std::string src = tmp / "src";
+    const std::string long_word(310, 'w');
+    write_file(src + "/-w-proj/s1.jsonl", user_line("s1", "u1", long_word + "7 at the end") + user_line("s1", "u2", long_word));
+    const std::string idx = tmp / "idx";
+    index_tree(idx, src);
+    std::vector<uint64_t> totals;
+    for (int call = 0; call < 2; ++call) {
+      IndexReader reader(idx);
+      ContentOptions o;
+      o.patterns = {big};
+      o.by_message = true;
+      QueryResult r = run_content(reader, parse_filters(FilterArgs{}, 0, 20), o);
+      totals.push_back(r.total);
+      REQUIRE(r.hits.size() == 1);
+      CHECK(r.hits[0].message->uuid == "u1");
+    }
+    CHECK(totals == std::vector<uint64_t>{1, 1});
+    size_t refusals = 0;
+    for (const auto& e : entries(idx + "/cache")) refusals += read_file(e.string()).starts_with("oshsR\n");
+    CHECK(refusals == 2);  // the exact compile and the prefilter's
+  }
+}

@@ -45,8 +45,8 @@ std::vector<std::string> expressions(const ContentOptions& o, bool bare = false)
 enum class Mode { Exact, ExactWithStart, Prefilter };
 
 // `cache_dir` ("" = none): the compiled database is looked up there first and kept there after a
-// compile (engine/query/pattern_cache.h); failures are never kept. nullptr when Hyperscan refuses
-// the expressions, with its message in `error` (when given).
+// compile (engine/query/pattern_cache.h), and so is a refusal. nullptr when Hyperscan refuses the
+// expressions, with its message in `error` (when given).
 HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& exprs, Mode mode, std::string* error,
                       const std::string& cache_dir) {
   std::vector<unsigned> flags, ids;
@@ -63,14 +63,24 @@ HsDatabase compile_hs(const ContentOptions& o, const std::vector<std::string>& e
   std::string key;
   if (!cache_dir.empty()) {
     key = pattern_cache_key(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK);
-    if (hs_database_t* cached = load_cached_database(cache_dir, key)) return HsDatabase(cached);
+    bool refused = false;
+    if (hs_database_t* cached = load_cached_database(cache_dir, key, &refused)) return HsDatabase(cached);
+    if (refused) {
+      if (error) *error = "refused before (kept in the pattern cache)";
+      return nullptr;
+    }
   }
   hs_database_t* db = nullptr;
   hs_compile_error_t* err = nullptr;
-  if (hs_compile_multi(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()), HS_MODE_BLOCK,
-                       nullptr, &db, &err) != HS_SUCCESS) {
-    if (error) *error = err && err->message ? err->message : "unknown error";
+  const hs_error_t rc = hs_compile_multi(cexprs.data(), flags.data(), ids.data(), static_cast<unsigned>(cexprs.size()),
+                                         HS_MODE_BLOCK, nullptr, &db, &err);
+  if (rc != HS_SUCCESS) {
+    const std::string message = err && err->message ? err->message : "unknown error";
     if (err) hs_free_compile_error(err);
+    // A refusal of the pattern is the same the next time; a failure to allocate may not be.
+    if (rc == HS_COMPILER_ERROR && message.find("memory") == std::string::npos && !cache_dir.empty())
+      keep_refusal(cache_dir, key);
+    if (error) *error = message;
     return nullptr;
   }
   if (!cache_dir.empty()) keep_cached_database(cache_dir, key, db);

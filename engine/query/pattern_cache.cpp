@@ -22,8 +22,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // An entry: the magic, the key (length-prefixed), an FNV-1a checksum of the database's bytes, the
-// serialized database.
+// serialized database. A refusal: its own magic, the key, nothing after.
 constexpr std::string_view kMagic = "oshs2\n";
+constexpr std::string_view kRefusalMagic = "oshsR\n";
 constexpr uint64_t kMaxFileBytes = 256u << 20;
 
 std::string entry_path(const std::string& dir, std::string_view key) {
@@ -52,6 +53,27 @@ void evict_oldest(const std::string& dir) {
   for (size_t i = 0; i + kPatternCacheMaxEntries < entries.size(); ++i) fs::remove(entries[i].second, ec);
 }
 
+// Writes `bytes` as the entry of `key` (a temporary file renamed over it), then evicts.
+void write_entry(const std::string& dir, std::string_view key, const std::string& bytes) {
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return;
+  const std::string path = entry_path(dir, key);
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(::gettid());  // per writer thread
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  const bool closed = ::close(fd) == 0;
+  if (done != bytes.size() || !closed || ::rename(tmp.c_str(), path.c_str()) != 0) {
+    ::unlink(tmp.c_str());
+    return;
+  }
+  evict_oldest(dir);
+}
+
 }  // namespace
 
 std::string pattern_cache_key(const char* const* expressions, const unsigned* flags, const unsigned* ids,
@@ -73,7 +95,8 @@ std::string pattern_cache_key(const char* const* expressions, const unsigned* fl
   return key;
 }
 
-hs_database_t* load_cached_database(const std::string& dir, std::string_view key) {
+hs_database_t* load_cached_database(const std::string& dir, std::string_view key, bool* refused) {
+  if (refused) *refused = false;
   const std::string path = entry_path(dir, key);
   std::ifstream in(path, std::ios::binary);
   if (!in) return nullptr;
@@ -83,6 +106,14 @@ hs_database_t* load_cached_database(const std::string& dir, std::string_view key
   in.seekg(0);
   std::string bytes(size, '\0');
   if (!in.read(bytes.data(), static_cast<std::streamsize>(size))) return nullptr;
+  if (std::string_view(bytes).starts_with(kRefusalMagic)) {
+    Decoder r(bytes, kRefusalMagic.size());
+    if (refused && r.str() == key && r.ok() && r.pos() == bytes.size()) {
+      *refused = true;
+      ::utimensat(AT_FDCWD, path.c_str(), nullptr, 0);
+    }
+    return nullptr;
+  }
   if (!std::string_view(bytes).starts_with(kMagic)) return nullptr;
   Decoder r(bytes, kMagic.size());
   if (r.str() != key || !r.ok() || bytes.size() - r.pos() < 8) return nullptr;  // a collision, or damage
@@ -100,29 +131,19 @@ void keep_cached_database(const std::string& dir, std::string_view key, const hs
   size_t len = 0;
   if (hs_serialize_database(db, &raw, &len) != HS_SUCCESS) return;
   std::unique_ptr<char, decltype(&std::free)> serialized(raw, &std::free);
-  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) return;
   Encoder e;
   e.bytes().append(kMagic);
   e.str(key);
   put_be64(e.bytes(), fnv1a64(std::string_view(raw, len)));
   e.bytes().append(raw, len);
-  const std::string bytes = e.take();
-  const std::string path = entry_path(dir, key);
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "-" + std::to_string(::gettid());  // per writer thread
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  const bool closed = ::close(fd) == 0;
-  if (done != bytes.size() || !closed || ::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    return;
-  }
-  evict_oldest(dir);
+  write_entry(dir, key, e.take());
+}
+
+void keep_refusal(const std::string& dir, std::string_view key) {
+  Encoder e;
+  e.bytes().append(kRefusalMagic);
+  e.str(key);
+  write_entry(dir, key, e.take());
 }
 
 }  // namespace osearch
