@@ -93,7 +93,7 @@ TEST_CASE("pcre jit: which patterns it is trusted with", "[content][hardening]")
     CHECK(pcre_jit_answers_right(p));
   for (const char* p : {"(a|b)", "(?:b|)[a-z]+\\w", "\\b(?:foo|bar)\\b", "x(?#c)|y", "(?x)a b", "((a)|b)c", "(b)*+.\\1\\z",
                         "(b)++\\g1", "(?>(b)*)\\k<1>", "(?<n>b)?+(?P=n)", "(b){2}+(?1)", "(?>a)(?R)?", "x*(*SKIP)\\w:",
-                        "(*COMMIT)b"})
+                        "(*COMMIT)b", "(b)?+(?(1)x)"})
     CHECK_FALSE(pcre_jit_answers_right(p));
   // A possessive repeat or a backreference alone keeps the JIT, as do an escaped '+' and a class.
   for (const char* p : {"a*+b", "(b)\\1", "(\\w)\\1\\++", "[*]+\\1", "(?-i)a++", "(?i)(b)\\1"})

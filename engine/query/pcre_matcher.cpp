@@ -60,11 +60,12 @@ bool pcre_jit_answers_right(std::string_view expression) {
     const char c = at[0];
     possessive |= (c == '+' && quantifier_at && *quantifier_at + 1 == i) || at.starts_with("(?>");
     quantifier_at = std::string_view("*+?}").find(c) != std::string_view::npos ? std::optional<size_t>(i) : std::nullopt;
-    // (?1) (?-1) (?+1) (?R) (?&name) (?P>name) (?P=name): a group called or referred to
+    // (?1) (?-1) (?+1) (?R) (?&name) (?P>name) (?P=name): a group called or referred to; (?(1)…):
+    // a condition on one (taken as such whatever it asks)
     if (at.starts_with("(?")) {
       const char n = at.size() > 2 ? at[2] : '\0', m = at.size() > 3 ? at[3] : '\0';
       refers_back |= (n >= '0' && n <= '9') || ((n == '-' || n == '+') && m >= '0' && m <= '9') || n == 'R' ||
-                     n == '&' || at.starts_with("(?P>") || at.starts_with("(?P=");
+                     n == '&' || n == '(' || at.starts_with("(?P>") || at.starts_with("(?P=");
     }
     if (c == '(') ++depth;
     if (c == ')') depth = std::max(0, depth - 1);
