@@ -131,7 +131,7 @@ TEST_CASE("literal filter: the literal every match of a pattern holds", "[conten
   CHECK(required_literals("\\b(?<=(?:TODO|FIXME): )\\w", false) == Ls({"TODO", "FIXME"}));
   CHECK(required_literals("(?<!x)ab", false) == std::nullopt);
   CHECK(required_literals("(?!x)ab", false) == std::nullopt);
-  CHECK(required_literals("(?<=a)?b", false) == std::nullopt);
+  CHECK(required_literals("(?<=a)?b", false) == Ls({"b"}));
   // A POSIX name inside a class does not end it: its '|' is no alternative.
   CHECK(required_literals("x[[:alpha:]|]y", false) == Ls({"x"}));
   CHECK(required_literals("x[[:alpha:]\\Q|\\E]y", false) == Ls({"x"}));
@@ -139,6 +139,25 @@ TEST_CASE("literal filter: the literal every match of a pattern holds", "[conten
   CHECK(required_literals("^import ", false) == Ls({"import "}));
   CHECK(required_literals("\\bmain\\b", false) == Ls({"main"}));
   CHECK(required_literals("\\Aab", false) == Ls({"ab"}));
+  // The longest literal run anywhere in the pattern, cut at classes, groups, anchors and class-like
+  // escapes, and where a quantifier may drop or repeat a character.
+  CHECK(required_literals("[a-z]+error", false) == Ls({"error"}));
+  CHECK(required_literals("\\w+Error\\b", false) == Ls({"Error"}));
+  CHECK(required_literals("e?rror", false) == Ls({"rror"}));
+  CHECK(required_literals("ab+cdef", false) == Ls({"cdef"}));
+  CHECK(required_literals("abc+d", false) == Ls({"abc"}));
+  CHECK(required_literals("x\\d{2,}yz\\s*(a|b)wxyz", false) == Ls({"wxyz"}));
+  CHECK(required_literals("ab.cd\\Rcdef$", false) == Ls({"cdef"}));
+  CHECK(required_literals("func (\\w+)\\(\\1\\)", false) == Ls({"func "}));
+  CHECK(required_literals("import\\s+\\K\\w+", false) == Ls({"import"}));
+  // Reading stops at what it does not follow; the runs before stand.
+  CHECK(required_literals("ab\\x41BCDE", false) == Ls({"ab"}));
+  CHECK(required_literals("ab\\p{L}cdef", false) == Ls({"ab"}));
+  CHECK(required_literals("abc{,2}def", false) == Ls({"ab"}));  // (PCRE2 10.42 reads "{,2}" as text)
+  CHECK(required_literals("ab{x}defgh", false) == Ls({"a"}));
+  // A backtracking verb anywhere: none ((*ACCEPT) may end a match before the text after it).
+  CHECK(required_literals("(a(*ACCEPT))bcdef", false) == std::nullopt);
+  CHECK(required_literals("(*UTF)abc", false) == std::nullopt);
   // No literal: a class first, escapes that are classes,
   // inline options (extended mode's comments could hide a '|'), \Q…\E and \cX.
   CHECK(required_literals("foo(?#(|)|x", false) == std::nullopt);
@@ -146,10 +165,8 @@ TEST_CASE("literal filter: the literal every match of a pattern holds", "[conten
   CHECK(required_literals("(?i)error", false) == std::nullopt);
   CHECK(required_literals("foo\\Q(\\E|x", false) == std::nullopt);
   CHECK(required_literals("foo\\c(|x", false) == std::nullopt);
-  CHECK(required_literals("[a-z]+error", false) == std::nullopt);
-  CHECK(required_literals("\\w+error", false) == std::nullopt);
+  CHECK(required_literals("[a-z]+\\w", false) == std::nullopt);
   CHECK(required_literals("\\x41BC", false) == std::nullopt);
-  CHECK(required_literals("e?rror", false) == std::nullopt);
   CHECK(required_literals(".*", false) == std::nullopt);
   CHECK(required_literals("", false) == std::nullopt);
 }
@@ -224,7 +241,9 @@ TEST_CASE("literal filter: every match of a random pattern holds the literal it 
   // filter takes the literal without case.
   std::mt19937 rng(77);
   const std::vector<std::string> pieces = {"ab", "c", "ba", "\\.", "\\|", "[a-c]", "[|]", "(ab|c)", "(?:b|)", "*",
-                                           "+", "?", "{0,2}", "{2}", "|", "^", "\\b", "(?i)", ".", "\\w", "a", "b"};
+                                           "+", "?", "{0,2}", "{2}", "|", "^", "\\b", "(?i)", ".", "\\w", "a", "b",
+                                           // runs after classes, groups and class-like escapes
+                                           "\\w+", "\\s", "\\K", "(?<=a)", "{1,}", "++", "{x}", "abc"};
   const std::string alphabet = "abcABC. |";
   size_t with_literal = 0;
   for (int round = 0; round < 4000; ++round) {

@@ -26,25 +26,30 @@ TEST_CASE("literal set: the literals one of which every match holds", "[content]
   CHECK(required_literals("a[|]b|cde", false) == Ls({"a", "cde"}));
   CHECK(required_literals("a\\|b|cde", false) == Ls({"a|b", "cde"}));
   CHECK(required_literals("a|b", true) == Ls({"a|b"}));  // -F: the pattern itself
-  // One alternative without a literal, an empty one, or what this reading does not follow: none.
-  CHECK(required_literals("foo|\\w+bar", false) == std::nullopt);
+  // An alternative's literal need not lead it; one without a literal, an empty one, or what this
+  // reading does not follow: none.
+  CHECK(required_literals("foo|\\w+bar", false) == Ls({"foo", "bar"}));
+  CHECK(required_literals("foo|\\w+", false) == std::nullopt);
   CHECK(required_literals("foo|", false) == std::nullopt);
   CHECK(required_literals("|foo", false) == std::nullopt);
-  // A group an alternative starts with: its own alternatives' literals, unless it may be absent.
+  // A group an alternative starts with: its own alternatives' literals, unless it may be absent or
+  // a later literal is longer than one of them.
   CHECK(required_literals("(TODO|FIXME):", false) == Ls({"TODO", "FIXME"}));
   CHECK(required_literals("\\b(?:error|warn)ing", false) == Ls({"error", "warn"}));
   CHECK(required_literals("(?:x|y)z|abc", false) == Ls({"x", "y", "abc"}));
   CHECK(required_literals("(foo|bar)+x", false) == Ls({"foo", "bar"}));
   CHECK(required_literals("((ab|cd)e|fgh)", false) == Ls({"ab", "cd", "fgh"}));
   CHECK(required_literals("(foo)", false) == Ls({"foo"}));
-  CHECK(required_literals("(foo|bar)?baz", false) == std::nullopt);
+  CHECK(required_literals("(foo|bar)?baz", false) == Ls({"baz"}));
+  CHECK(required_literals("(a|b)\\w+Exception", false) == Ls({"Exception"}));
   CHECK(required_literals("(foo|bar)*", false) == std::nullopt);
-  CHECK(required_literals("(foo|bar){0,2}x", false) == std::nullopt);
-  CHECK(required_literals("(foo|)x", false) == std::nullopt);
+  CHECK(required_literals("(foo|bar){0,2}x", false) == Ls({"x"}));
+  CHECK(required_literals("(foo|)x", false) == Ls({"x"}));
+  CHECK(required_literals("(foo|)", false) == std::nullopt);
   CHECK(required_literals("(?=foo)bar", false) == Ls({"foo"}));  // (its message holds foo: never, here)
   CHECK(required_literals("(?<n>foo)", false) == std::nullopt);
   CHECK(required_literals("(foo", false) == std::nullopt);
-  CHECK(required_literals("([)]|x)y", false) == std::nullopt);
+  CHECK(required_literals("([)]|x)y", false) == Ls({"y"}));
   CHECK(required_literals("(a\\)b|cde)", false) == Ls({"a)b", "cde"}));
   CHECK(required_literals("(?i)foo|bar", false) == std::nullopt);
   CHECK(required_literals("foo|b(?x) #|\nar", false) == std::nullopt);
@@ -85,7 +90,9 @@ TEST_CASE("literal set: every match of a random alternation holds one of its lit
   const std::vector<std::string> pieces = {"abc", "cab", "bca", "a", "\\.", "\\|", "[a-c]", "(ab|c)", "(?:b|)", "*",
                                            "+",   "?",   "{0,2}", "|", "|",  "^",  "\\b",    "(?i)",   ".",      "b",
                                            // groups an alternative may start with
-                                           "(abc|cab)", "(?:bca|abc)", "(abc|)", "(abc)", "((abc|bca)|cab)"};
+                                           "(abc|cab)", "(?:bca|abc)", "(abc|)", "(abc)", "((abc|bca)|cab)",
+                                           // literals after classes, groups and class-like escapes
+                                           "\\w+", "[a-c]+", "{1,}", "\\K", "(?=ab)", "\\s*"};
   const std::string alphabet = "abcABC. |";
   size_t with_set = 0, with_group = 0;
   for (int round = 0; round < 4000; ++round) {

@@ -219,7 +219,8 @@ std::optional<std::vector<std::string_view>> top_level_alternatives(std::string_
   const bool followed = walk_structure(pattern, [&](size_t i) {
     const std::string_view at = pattern.substr(i);
     if (at[0] == '(') {
-      options = at.starts_with("(?") && !at.starts_with("(?:") && !positive_lookaround(at);
+      // (A backtracking verb anywhere refuses too: (*ACCEPT) may end a match before text that follows.)
+      options = (at.starts_with("(?") && !at.starts_with("(?:") && !positive_lookaround(at)) || at.starts_with("(*");
       ++depth;
     } else if (at[0] == ')') {
       depth = std::max(0, depth - 1);
@@ -265,35 +266,95 @@ size_t utf8_length(unsigned char c) {
   return 0;
 }
 
-// The literal text a regex without a top-level `|` starts with (after ^, \A, \b or \B), cut where
-// a quantifier could drop its last character; nullopt when it starts with none.
-std::optional<std::string> leading_literal(std::string_view pattern) {
-  size_t i = skip_assertions(pattern);
-  std::string literal;
-  size_t last_length = 0;  // the last character's bytes: a quantifier after it may drop them
-  while (i < pattern.size()) {
-    const auto c = static_cast<unsigned char>(pattern[i]);
-    if (c == '\\') {
-      const auto next = i + 1 < pattern.size() ? static_cast<unsigned char>(pattern[i + 1]) : 0;
-      // An escaped ASCII punctuation character is itself; \w, \d, \x…, \b and the like end the literal.
-      if (next < 0x21 || next > 0x7e || std::isalnum(next)) break;
-      literal.push_back(static_cast<char>(next));
-      last_length = 1;
-      i += 2;
-      continue;
-    }
-    if (c < 0x20 || c == 0x7f || std::memchr("^$.|?*+()[]{}", c, 13) != nullptr) break;
-    const size_t n = utf8_length(c);
-    if (n == 0 || i + n > pattern.size()) break;
-    literal.append(pattern.substr(i, n));
-    last_length = n;
-    i += n;
+// Where the quantifier at p[i] ends ({n}, {n,}, {n,m}, ?, *, +, with a lazy '?' or possessive '+'
+// after it), i itself when none starts there, or npos when what starts there is not read here (a
+// '{' that PCRE2 may take as a literal, a second quantifier).
+size_t quantifier_end(std::string_view p, size_t i) {
+  if (i >= p.size()) return i;
+  size_t e = i;
+  if (p[i] == '?' || p[i] == '*' || p[i] == '+') {
+    e = i + 1;
+  } else if (p[i] == '{') {
+    size_t j = i + 1, digits = 0;
+    while (j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]))) ++j, ++digits;
+    if (digits == 0) return std::string_view::npos;
+    if (j < p.size() && p[j] == ',')
+      for (++j; j < p.size() && std::isdigit(static_cast<unsigned char>(p[j]));) ++j;
+    if (j >= p.size() || p[j] != '}') return std::string_view::npos;
+    e = j + 1;
+  } else {
+    return i;
   }
-  // A quantifier that allows none of the last character, or a count (which may be {0}), drops it;
-  // `+` keeps it.
-  if (i < pattern.size() && std::memchr("*?{", pattern[i], 3) != nullptr) literal.resize(literal.size() - last_length);
-  if (literal.empty()) return std::nullopt;
-  return literal;
+  if (e < p.size() && (p[e] == '?' || p[e] == '+')) ++e;
+  if (e < p.size() && std::memchr("?*+{", p[e], 4) != nullptr) return std::string_view::npos;
+  return e;
+}
+
+// The longest run of literal text in every match of a regex without a top-level `|` (the first of
+// equal ones), or nullopt when it has none. A run is cut where a quantifier could drop or repeat
+// its last character, and ends at anything else: a class, `.`, a group, an anchor or a
+// class-like escape (\w \d \s \h \v \b \B \A \z \Z \G \K \R \X and their capitals),
+// each with its quantifier. Anything not read here ends the reading (the runs before it stand): an
+// escape that may take more characters (\x41, \p{L}, \1, \N{…}, \Q…\E), a '{' that is no
+// quantifier, a backtracking verb ((*ACCEPT) may end a match early).
+std::optional<std::string> longest_literal(std::string_view p) {
+  std::string best, run;
+  const auto end_run = [&] {
+    if (run.size() > best.size()) best = run;
+    run.clear();
+  };
+  size_t i = 0;
+  while (i < p.size()) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    size_t atom_end = 0;  // past the atom at i
+    std::string literal;  // its text, when it is a literal character
+    if (c == '\\') {
+      const auto next = i + 1 < p.size() ? static_cast<unsigned char>(p[i + 1]) : 0;
+      if (next >= 0x21 && next <= 0x7e && !std::isalnum(next)) {  // an escaped punctuation character is itself
+        literal.assign(1, static_cast<char>(next));
+      } else if (next == 0 || std::memchr("wWdDsShHvVbBAzZGKRX", next, 19) == nullptr) {
+        break;
+      }
+      atom_end = i + 2;
+    } else if (c == '(') {
+      if (p.substr(i).starts_with("(*")) break;
+      const size_t close = group_end(p.substr(i));
+      if (close == std::string_view::npos) break;
+      atom_end = i + close + 1;
+    } else if (c == '[') {
+      // Past the class: walk_outside_classes steps over it to the next piece outside.
+      atom_end = std::string_view::npos;
+      walk_outside_classes(p.substr(i), [&](size_t j, RegexPiece) {
+        if (j == 0) return false;
+        atom_end = i + j;
+        return true;
+      });
+      if (atom_end == std::string_view::npos) atom_end = p.size();  // the class runs to the end
+    } else if (c == '.' || c == '^' || c == '$') {
+      atom_end = i + 1;
+    } else if (c < 0x20 || c == 0x7f || std::memchr("|?*+){}]#", c, 9) != nullptr) {
+      break;
+    } else {
+      const size_t n = utf8_length(c);
+      if (n == 0 || i + n > p.size()) break;
+      literal.assign(p.substr(i, n));
+      atom_end = i + n;
+    }
+    const size_t q = quantifier_end(p, atom_end);
+    if (q == std::string_view::npos) break;
+    if (q == atom_end && !literal.empty()) {  // a literal character, once
+      run += literal;
+    } else if (!literal.empty() && p[atom_end] == '+') {  // one or more: there once, then maybe again
+      run += literal;
+      end_run();
+    } else {  // none or more of it, or no literal text
+      end_run();
+    }
+    i = q;
+  }
+  end_run();
+  if (best.empty()) return std::nullopt;
+  return best;
 }
 
 // Whether `inner` occurs in `outer` (ASCII letters without case when `caseless`): then every
@@ -305,32 +366,47 @@ bool holds(std::string_view outer, std::string_view inner, bool caseless) {
   return std::search(outer.begin(), outer.end(), inner.begin(), inner.end(), same) != outer.end();
 }
 
+// The literals of the group that opens `rest` (its alternatives' literals), when the group cannot
+// be absent (no ?, * or {n,m} after it): a group, or a positive lookaround, whose text is in the
+// message too. nullopt when it has none or may be absent.
+std::optional<std::vector<std::string>> literals_of(const std::vector<std::string_view>& alternatives, int depth);
+
+std::optional<std::vector<std::string>> group_literals(std::string_view rest, int depth) {
+  // (Negative lookaround, named groups and inline options are not here: top_level_alternatives
+  // refused the whole pattern.)
+  const size_t open = rest.starts_with("(?<=") ? 4 : rest.starts_with("(?:") || rest.starts_with("(?=") ? 3 : 1;
+  if (depth >= 4 || rest.starts_with("(*")) return std::nullopt;
+  const size_t close = group_end(rest);
+  if (close == std::string_view::npos) return std::nullopt;
+  if (close + 1 < rest.size() && std::memchr("?*{", rest[close + 1], 3) != nullptr) return std::nullopt;
+  const std::optional<std::vector<std::string_view>> inner = top_level_alternatives(rest.substr(open, close - open));
+  if (!inner) return std::nullopt;
+  return literals_of(*inner, depth + 1);
+}
+
 // The literals one of which each match of `alternatives` holds (or, for a positive lookaround, the
-// text its message holds): per alternative its leading literal, or, when it starts with a group or
-// a positive lookaround that cannot be absent (no ?, * or {n,m} after it), the literals of its own
-// alternatives. nullopt when some alternative has none.
+// text its message holds): per alternative the longest literal run in it (longest_literal), or the
+// literals of a group it starts with (group_literals) when none of those is shorter than the run.
+// nullopt when some alternative has none.
 std::optional<std::vector<std::string>> literals_of(const std::vector<std::string_view>& alternatives, int depth) {
   std::vector<std::string> literals;
   for (const std::string_view alternative : alternatives) {
     const std::string_view rest = alternative.substr(skip_assertions(alternative));
-    if (!rest.starts_with("(")) {
-      std::optional<std::string> literal = leading_literal(alternative);
-      if (!literal) return std::nullopt;
-      literals.push_back(std::move(*literal));
-      continue;
+    std::optional<std::vector<std::string>> group;
+    if (rest.starts_with("(")) group = group_literals(rest, depth);
+    std::optional<std::string> run = longest_literal(alternative);
+    const auto shortest = [](const std::vector<std::string>& ls) {
+      size_t n = SIZE_MAX;
+      for (const auto& l : ls) n = std::min(n, l.size());
+      return n;
+    };
+    if (group && (!run || shortest(*group) >= run->size())) {
+      for (std::string& literal : *group) literals.push_back(std::move(literal));
+    } else if (run) {
+      literals.push_back(std::move(*run));
+    } else {
+      return std::nullopt;
     }
-    // (Negative lookaround, named groups and inline options are not here: top_level_alternatives
-    // refused the whole pattern.)
-    const size_t open = rest.starts_with("(?<=") ? 4 : rest.starts_with("(?:") || rest.starts_with("(?=") ? 3 : 1;
-    if (depth >= 4) return std::nullopt;
-    const size_t close = group_end(rest);
-    if (close == std::string_view::npos) return std::nullopt;
-    if (close + 1 < rest.size() && std::memchr("?*{", rest[close + 1], 3) != nullptr) return std::nullopt;
-    const std::optional<std::vector<std::string_view>> inner = top_level_alternatives(rest.substr(open, close - open));
-    if (!inner) return std::nullopt;
-    std::optional<std::vector<std::string>> some = literals_of(*inner, depth + 1);
-    if (!some) return std::nullopt;
-    for (std::string& literal : *some) literals.push_back(std::move(literal));
   }
   return literals;
 }

@@ -66,11 +66,12 @@ class LiteralSet {
 // The literals one of which each match of `pattern` (with the text its lookaround asserts) contains,
 // as the scan may look for them, or
 // nullopt when none is known. Under -F, the pattern itself. Else, for each top-level alternative,
-// the literal text it starts with (after ^, \A, \b or \B), cut where a quantifier could drop its
-// last character, or the leading literals of each alternative of a group or positive lookaround
-// it starts with (`(TODO|FIXME):`, `(?<=import |from )\w+`; not when a quantifier may drop it). Nullopt when some alternative has
-// none, or the pattern has inline options, \Q or \cX (which this reading does not follow).
-// Erring towards nullopt only costs speed.
+// the longest run of literal text in it (cut where a quantifier could drop or repeat a character;
+// `\w+Error\b`: Error), or the literals of each alternative of a group or positive lookaround it
+// starts with (`(TODO|FIXME):`, `(?<=import |from )\w+`; not when a quantifier may drop it, nor
+// when a later run is longer). Nullopt when some alternative has none, or the pattern has inline
+// options, a backtracking verb, \Q or \cX (which this reading does not follow). Erring towards
+// nullopt only costs speed.
 std::optional<std::vector<std::string>> required_literals(std::string_view pattern, bool fixed);
 
 }  // namespace osearch
