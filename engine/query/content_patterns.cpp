@@ -126,12 +126,16 @@ bool looks_outside_match(std::string_view p) {
 }
 
 namespace {
-// Hyperscan refuses some patterns PCRE2 runs, even as a prefilter (\K, \R, \G, \N, an anchor
-// inside the pattern, recursion, subroutine calls, branch reset, a pattern too large for it). The
-// syntax is PCRE's, so those run on PCRE2 alone: a database that matches every entry at its start
+// The scan for patterns PCRE2 decides (c.confirm): Hyperscan's prefilter, a superset of their
+// matches. Hyperscan refuses some patterns PCRE2 runs even as a prefilter (\K, \R, \G, \N, an
+// anchor inside the pattern, recursion, subroutine calls, branch reset, a pattern too large for it).
+// The syntax is PCRE's, so those run on PCRE2 alone: a database that matches every entry at its start
 // (the empty pattern; an empty entry too), each entry scanned alone and PCRE2 deciding it. The literal
 // prefilter still skips the entries that cannot hold a match.
-void every_entry_to_pcre2(ContentPatterns& c, const ContentOptions& o, const std::string& cache_dir) {
+void scan_for_pcre2(ContentPatterns& c, const ContentOptions& o, const std::vector<std::string>& exprs,
+                    const std::string& cache_dir) {
+  c.scan = compile_hs(o, exprs, Mode::Prefilter, nullptr, cache_dir);
+  if (c.scan) return;
   std::string error;
   c.scan = compile_hs(o, {std::string()}, Mode::Exact, &error, cache_dir);
   if (!c.scan) throw std::runtime_error("Hyperscan refused the empty pattern: " + error);
@@ -165,8 +169,7 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
       c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
       if (!c.confirm) throw BadInput("bad-regex", pcre_error);
       c.scan = compile_hs(o, bare, Mode::Exact, nullptr, cache_dir);
-      if (!c.scan) c.scan = compile_hs(o, bare, Mode::Prefilter, nullptr, cache_dir);
-      if (!c.scan) every_entry_to_pcre2(c, o, cache_dir);
+      if (!c.scan) scan_for_pcre2(c, o, bare, cache_dir);
       // Literals (most -w queries): where each occurrence starts, so that the bytes around it
       // settle a whole word without PCRE2 wherever they are ASCII (`-i -w error` at 2 GB: PCRE2
       // spent ~0.9 µs a candidate on 53,000).
@@ -194,8 +197,7 @@ ContentPatterns ContentPatterns::compile(const ContentOptions& o, const std::str
     std::string pcre_error;
     c.confirm = PcreMatcher::compile(exprs, o.patterns, o.ignore_case, pcre_error);
     if (!c.confirm) throw BadInput("bad-regex", pcre_error);
-    c.scan = compile_hs(o, exprs, Mode::Prefilter, nullptr, cache_dir);
-    if (!c.scan) every_entry_to_pcre2(c, o, cache_dir);
+    scan_for_pcre2(c, o, exprs, cache_dir);
   }
   alloc_scratch(c);
   return c;
