@@ -295,8 +295,8 @@ size_t quantifier_end(std::string_view p, size_t i) {
 // its last character, and ends at anything else: a class, `.`, a group, an anchor or a
 // class-like escape (\w \d \s \h \v \b \B \A \z \Z \G \K \R \X and their capitals),
 // each with its quantifier. Anything not read here ends the reading (the runs before it stand): an
-// escape that may take more characters (\x41, \p{L}, \1, \N{…}, \Q…\E), a '{' that is no
-// quantifier, a backtracking verb ((*ACCEPT) may end a match early).
+// escape that may take more characters (\x41, \p{L}, \1, \N{…}), a '{' that is no quantifier. (Its
+// callers never pass a verb, \Q…\E or \cX: top_level_alternatives refuses patterns with them.)
 std::optional<std::string> longest_literal(std::string_view p) {
   std::string best, run;
   const auto end_run = [&] {
@@ -316,8 +316,7 @@ std::optional<std::string> longest_literal(std::string_view p) {
         break;
       }
       atom_end = i + 2;
-    } else if (c == '(') {
-      if (p.substr(i).starts_with("(*")) break;
+    } else if (c == '(') {  // (never a verb: top_level_alternatives refused the pattern)
       const size_t close = group_end(p.substr(i));
       if (close == std::string_view::npos) break;
       atom_end = i + close + 1;
@@ -325,7 +324,6 @@ std::optional<std::string> longest_literal(std::string_view p) {
       // Past the class: walk_outside_classes steps over it to the next piece outside.
       atom_end = std::string_view::npos;
       walk_outside_classes(p.substr(i), [&](size_t j, RegexPiece) {
-        if (j == 0) return false;
         atom_end = i + j;
         return true;
       });
@@ -375,7 +373,7 @@ std::optional<std::vector<std::string>> group_literals(std::string_view rest, in
   // (Negative lookaround, named groups and inline options are not here: top_level_alternatives
   // refused the whole pattern.)
   const size_t open = rest.starts_with("(?<=") ? 4 : rest.starts_with("(?:") || rest.starts_with("(?=") ? 3 : 1;
-  if (depth >= 4 || rest.starts_with("(*")) return std::nullopt;
+  if (depth >= 4) return std::nullopt;
   const size_t close = group_end(rest);
   if (close == std::string_view::npos) return std::nullopt;
   if (close + 1 < rest.size() && std::memchr("?*{", rest[close + 1], 3) != nullptr) return std::nullopt;
