@@ -3,8 +3,8 @@
 // File arguments and patch headers: `tc_by_path` is keyed by the reversed path, so an absolute path
 // is one exact range and a suffix ("src/main.rs") one prefix range, never a scan of every path.
 // Shell commands: one Xapian lookup of the file name among messages of shell tools, each candidate
-// confirmed on the command text (the message text when the message holds that one call, else the
-// call's input_json), where the path must stand as a whole word.
+// confirmed on the call's own text (engine/query/call_text.h: never the message's prose or its other
+// calls), where the path must stand as a whole word.
 #include "engine/query/files.h"
 
 #include <algorithm>
@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "engine/index/text_index.h"
+#include "engine/query/call_text.h"
 #include "engine/index/tokenizer.h"
 #include "ingest/tool_paths.h"
 
@@ -179,6 +180,7 @@ bool collect_commands(Collector& c, const PathQuery& q) {
                                   Xapian::Query(Xapian::Query::OP_OR, tools.begin(), tools.end())));
   enquire.set_weighting_scheme(Xapian::BoolWeight());
   const Xapian::MSet mset = enquire.get_mset(0, kMaxCommandCandidates + 1);
+  CallTextReader texts;
   size_t examined = 0;
   for (auto it = mset.begin(); it != mset.end(); ++it) {
     if (++examined > kMaxCommandCandidates) return false;
@@ -198,11 +200,13 @@ bool collect_commands(Collector& c, const PathQuery& q) {
         if (auto tc = ToolCallRec::decode(*v); tc && tc->message_key == key) defined.emplace_back(std::move(tk), std::move(*tc));
     }
     const std::string_view cwd = msg->cwd.empty() ? std::string_view(s->cwd) : std::string_view(msg->cwd);
-    for (auto& [tk, tc] : defined) {
-      if (!is_shell_tool(tc.name)) continue;
-      const std::string_view text = defined.size() == 1 ? c.reader.message_text(*msg) : std::string_view(tc.input_json);
-      if (command_names(text, q, cwd)) c.add(tk, std::move(tc), {}, "command");
-    }
+    std::vector<const ToolCallRec*> calls;
+    for (const auto& d : defined) calls.push_back(&d.second);
+    std::vector<std::pair<std::string, const ToolCallRec*>> naming;
+    for (const auto& [tk, tc] : defined)
+      if (is_shell_tool(tc.name) && command_names(texts.text(tc, c.reader.message_text(*msg), calls), q, cwd))
+        naming.emplace_back(tk, &tc);
+    for (auto& [tk, tc] : naming) c.add(std::move(tk), *tc, {}, "command");
   }
   return true;
 }
