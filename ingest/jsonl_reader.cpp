@@ -144,6 +144,7 @@ size_t JsonlReader::parse_buffer(const char* data, size_t size, bool at_eof, uin
                                  const JsonObjectHandler& on_object, JsonlReadResult& result) {
   size_t pos = 0;
   while (pos < size) {
+    const size_t line_start = pos;
     const void* nl = std::memchr(data + pos, '\n', size - pos);
     if (nl == nullptr) {
       // Unterminated tail: take it only at EOF and only when it is complete JSON.
@@ -154,7 +155,7 @@ size_t JsonlReader::parse_buffer(const char* data, size_t size, bool at_eof, uin
         // the next run reads those bytes again. Plain blanks are consumed.
         if (std::memchr(data + pos, '\0', len) != nullptr) break;
         pos = size;
-        line_done(base_offset + pos, result);
+        line_done(base_offset + pos, std::string_view(data + line_start, pos - line_start), result);
         break;
       }
       if (len > max_line_bytes_) break;  // read() counts it as oversized
@@ -168,7 +169,7 @@ size_t JsonlReader::parse_buffer(const char* data, size_t size, bool at_eof, uin
       // Trailing NUL padding stays unconsumed (see above): the line itself is taken.
       while (len > 0 && data[pos + len - 1] == '\0') --len;
       pos += len;
-      line_done(base_offset + pos, result);
+      line_done(base_offset + pos, std::string_view(data + line_start, pos - line_start), result);
       break;
     }
     size_t end = static_cast<const char*>(nl) - data;
@@ -182,9 +183,18 @@ size_t JsonlReader::parse_buffer(const char* data, size_t size, bool at_eof, uin
       }
     }
     pos = end + 1;
-    line_done(base_offset + pos, result);
+    line_done(base_offset + pos, std::string_view(data + line_start, pos - line_start), result);
   }
   return pos;
+}
+
+void JsonlReader::keep_tail(std::string& tail, std::string_view consumed) {
+  if (consumed.size() >= kTailBytes) {
+    tail.assign(consumed.substr(consumed.size() - kTailBytes));
+    return;
+  }
+  tail.append(consumed);
+  if (tail.size() > kTailBytes) tail.erase(0, tail.size() - kTailBytes);
 }
 
 JsonlReadResult JsonlReader::read(const std::string& path, uint64_t offset, const JsonObjectHandler& on_object,
@@ -235,7 +245,8 @@ JsonlReadResult JsonlReader::read(const std::string& path, uint64_t offset, cons
       start = static_cast<const char*>(nl) - buf.data() + 1;
       skipping = false;
       result.end_offset = buf_base + start;
-      line_done(result.end_offset, result);
+      result.tail.clear();  // the line's earlier bytes were dropped: the tail is what is left of it
+      line_done(result.end_offset, std::string_view(buf.data(), start), result);
     }
     size_t used = start + parse_buffer(buf.data() + start, filled - start, at_eof, buf_base + start, on_object, result);
     buf_base += used;

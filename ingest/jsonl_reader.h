@@ -7,7 +7,8 @@
 // and counted as repaired. Bad JSON is skipped and counted, never fatal. A line of only NULs and
 // blanks is an empty line. A line longer than `max_line_bytes` is skipped unread and counted as
 // oversized, so one line never costs more memory than that. The caller stores `end_offset` as the
-// resume point.
+// resume point, and a check of the bytes before it (`tail`): a file rewritten in place and grown past
+// the offset (pi migrates a session file so) is then read whole again, not taken for an append.
 //
 // A path ending in `.zst` (Codex's compressed rollouts) is read as a zstd stream: every offset and
 // count is then in decompressed bytes, so a resume offset stays valid when a `.jsonl` is later
@@ -30,6 +31,9 @@ namespace osearch {
 // multiple of it whatever a transcript holds.
 inline constexpr size_t kDefaultMaxLineBytes = 64u << 20;
 
+// The consumed bytes kept in JsonlReadResult::tail.
+inline constexpr size_t kTailBytes = 64;
+
 struct JsonlReadResult {
   uint64_t end_offset = 0;      // byte after the last consumed line
   uint64_t lines = 0;           // complete non-blank lines consumed
@@ -38,6 +42,9 @@ struct JsonlReadResult {
   uint64_t repaired_lines = 0;  // lines that parsed only after the repair pass
   uint64_t oversized_lines = 0; // lines longer than max_line_bytes, skipped
   uint64_t bytes_read = 0;
+  // The last consumed bytes (at most kTailBytes, fewer after an oversized line), ending at
+  // end_offset; empty when nothing was consumed.
+  std::string tail;
   bool ok = true;  // false: the file could not be opened/read/decompressed (error says why)
   std::string error;
 };
@@ -68,9 +75,12 @@ class JsonlReader {
   bool parse_object(const char* p, size_t len, simdjson::dom::element& out);
   // parse_object, then (on failure) the repair pass; `repaired` says which one succeeded.
   bool parse_or_repair(const char* p, size_t len, simdjson::dom::element& out, bool& repaired);
-  void line_done(uint64_t next_offset, const JsonlReadResult& result) {
+  // `consumed`: the bytes of the line just done, ending at next_offset.
+  void line_done(uint64_t next_offset, std::string_view consumed, JsonlReadResult& result) {
+    keep_tail(result.tail, consumed);
     if (on_line_done_ && *on_line_done_) (*on_line_done_)(next_offset, result);
   }
+  static void keep_tail(std::string& tail, std::string_view consumed);
 
   const size_t max_line_bytes_;
   const LineDoneHandler* on_line_done_ = nullptr;  // set during read()

@@ -12,7 +12,8 @@ namespace osearch {
 
 // A file read again from its first byte; a session its lines name is decided again by them.
 void reset_for_reread(FileState& st) {
-  st.offset = st.lines = st.bad_lines = st.repaired_lines = st.oversized_lines = 0;
+  st.offset = st.lines = st.bad_lines = st.repaired_lines = st.oversized_lines = st.tail_len = 0;
+  st.tail_crc = 0;
   st.carry = FileCarry{};
   st.links_unread = false;
   if (session_from_lines(st.kind)) st.session_id.clear();

@@ -27,6 +27,7 @@
 #include "engine/index/source_watch.h"
 #include "engine/store/trace.h"
 #include "engine/index/ingest_batch.h"
+#include "engine/store/crc32c.h"
 #include "engine/store/store.h"
 #include "engine/index/text_index.h"
 #include "engine/store/text_log.h"
@@ -41,6 +42,12 @@ namespace {
 // `st` after reading up to `r` (the counts and resume offset of the chunks so far).
 void apply_read(FileState& st, const FileState& before, const JsonlReadResult& r, const FileCarry& carry) {
   st.offset = r.end_offset;
+  if (!r.tail.empty()) {  // else nothing was consumed: the bytes before the offset are still those checked
+    st.tail_len = r.tail.size();
+    st.tail_crc = crc32c(r.tail);
+  } else if (r.end_offset != before.offset) {
+    st.tail_len = st.tail_crc = 0;  // moved without bytes to check (a workflow file): nothing to compare
+  }
   st.carry = carry;
   st.lines = before.lines + r.lines;
   st.bad_lines = before.bad_lines + r.bad_lines;

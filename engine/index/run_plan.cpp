@@ -1,13 +1,37 @@
 #include "engine/index/run_plan.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "engine/index/drop_sessions.h"
 #include "engine/index/salvage.h"
+#include "engine/store/crc32c.h"
 #include "engine/store/lmdb.h"
+#include "ingest/jsonl_reader.h"
 #include "ingest/layout_util.h"
 
 namespace osearch {
+namespace {
+
+// The bytes before the stored offset are those the last read consumed (FileState::tail_crc). A file
+// that cannot be read here says nothing (its read reports it); a compressed rollout's offset is in
+// decompressed bytes, and is never rewritten.
+bool tail_unchanged(const SourceFile& f, const FileStateView& was) {
+  if (was.tail_len == 0 || was.tail_len > kTailBytes || was.offset < was.tail_len || f.path.ends_with(".zst"))
+    return true;
+  const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return true;
+  char bytes[kTailBytes];
+  const ssize_t n = ::pread(fd, bytes, was.tail_len, static_cast<off_t>(was.offset - was.tail_len));
+  ::close(fd);
+  if (n < 0) return true;
+  return static_cast<uint64_t>(n) == was.tail_len &&
+         crc32c(std::string_view(bytes, static_cast<size_t>(n))) == was.tail_crc;
+}
+
+}  // namespace
 
 std::vector<WorkItem> plan_work(const std::vector<const SourceFile*>& to_plan, const StoredStates& states,
                                 std::set<std::string>& drop, IndexSummary& summary) {
@@ -23,6 +47,8 @@ std::vector<WorkItem> plan_work(const std::vector<const SourceFile*>& to_plan, c
       // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
       const bool shrunk = f.path.ends_with(".zst") ? f.size < was.size : f.size < was.offset;
       bool replaced = was.deleted || was.dev != f.dev || was.ino != f.ino || shrunk;
+      // Grown or touched in place: an append keeps the bytes before the offset, a rewrite does not.
+      if (!replaced && (f.size != was.size || f.mtime_ns != was.mtime_ns)) replaced = !tail_unchanged(f, was);
       // A session index is read whole whenever a rollout changed: the sessions its earlier lines
       // named may only now exist.
       const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;

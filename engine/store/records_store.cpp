@@ -393,6 +393,8 @@ std::string FileState::encode() const {
   e.u64(carry.pending_user_text);
   e.i64(carry.last_timestamp_ms);
   e.str("");  // skipped_links live in `file_links` since schema 16 (an older state holds them here)
+  e.u64(tail_len);
+  e.u64(tail_crc);
   return e.take();
 }
 
@@ -434,6 +436,12 @@ bool read_file_state(std::string_view bytes, FileStateView& v, FileState* f) {
   if (!d.at_end()) carry.pending_user_text = d.u64();
   if (!d.at_end()) carry.last_timestamp_ms = d.i64();
   if (!d.at_end()) str(f ? &carry.skipped_links : nullptr);  // inline only in a state written before schema 16
+  if (!d.at_end()) {
+    v.tail_len = d.u64();
+    const uint64_t crc = d.u64();
+    if (crc > UINT32_MAX) return false;
+    v.tail_crc = static_cast<uint32_t>(crc);
+  }
   if (!d.ok()) return false;
   v.bytes = bytes;
   if (f) {
@@ -443,6 +451,8 @@ bool read_file_state(std::string_view bytes, FileStateView& v, FileState* f) {
     f->size = v.size;
     f->mtime_ns = v.mtime_ns;
     f->offset = v.offset;
+    f->tail_len = v.tail_len;
+    f->tail_crc = v.tail_crc;
     f->lines = lines;
     f->bad_lines = bad_lines;
     f->deleted = v.deleted;

@@ -166,6 +166,11 @@ struct FileState {
   uint64_t dev = 0, ino = 0, size = 0;
   int64_t mtime_ns = 0;
   uint64_t offset = 0;  // byte after the last complete line consumed
+  // The CRC-32C of the tail_len bytes before `offset` (JsonlReadResult::tail): a grown file whose
+  // bytes there differ was rewritten, and is read whole again (engine/index/run_plan). 0: unknown
+  // (a state written before it was kept).
+  uint64_t tail_len = 0;
+  uint32_t tail_crc = 0;
   uint64_t lines = 0, bad_lines = 0, repaired_lines = 0, oversized_lines = 0;
   bool deleted = false;
   FileCarry carry;  // what the adapter carries from the lines before `offset` to the next one
@@ -185,6 +190,8 @@ struct FileStateView {
   uint64_t dev = 0, ino = 0, size = 0, offset = 0;
   int64_t mtime_ns = 0;
   bool deleted = false;
+  uint64_t tail_len = 0;
+  uint32_t tail_crc = 0;
   // nullopt: the bytes do not decode whole (a damaged page).
   static std::optional<FileStateView> parse(std::string_view bytes);
   FileState state() const;

@@ -1,0 +1,120 @@
+// A transcript rewritten in place (same inode, no rename) and grown past the stored offset is not an
+// append: pi's SessionManager migrates an older session file so (writeFileSync over it, the entries
+// given ids). The bytes before the offset tell (FileState::tail_crc): the file is read whole again,
+// as a clean build would read it. An append keeps them, and still reads only its new bytes.
+#include "tests/index_fixture.h"
+
+#include <sys/stat.h>
+
+namespace {
+
+// The file's content replaced through the same inode (O_TRUNC, as writeFileSync does).
+void rewrite_in_place(const std::string& path, const std::string& bytes) {
+  struct stat before {};
+  REQUIRE(::stat(path.c_str(), &before) == 0);
+  write_file(path, bytes);
+  struct stat after {};
+  REQUIRE(::stat(path.c_str(), &after) == 0);
+  REQUIRE(after.st_ino == before.st_ino);
+  // A rewrite within the clock's tick still shows by its size or mtime; make sure of the mtime.
+  struct timespec times[2] = {after.st_atim, after.st_mtim};
+  times[1].tv_sec += 5;
+  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+}
+
+std::string lines(const std::string& sid, const std::string& word, int n, int first_minute = 0) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    char ts[40];
+    std::snprintf(ts, sizeof ts, "2026-03-01T10:%02d:00.000Z", first_minute + i);
+    out += user_line(sid, word + "-" + std::to_string(i), word + " says line " + std::to_string(i), ts);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("index: a file rewritten in place and grown is read whole again; an append is read alone", "[index]") {
+  TempDir tmp("rewrite");
+  const std::string src = tmp / "src", idx = tmp / "idx";
+  const std::string sid = "5e55a0e1-0000-4000-8000-000000000001";
+  const std::string f = src + "/-w-proj/" + sid + ".jsonl";
+  write_file(f, lines(sid, "walrusold", 6));
+  write_file(src + "/-w-proj/5e55a0e1-0000-4000-8000-000000000002.jsonl",
+             lines("5e55a0e1-0000-4000-8000-000000000002", "bystander", 3));
+  index_tree(idx, src);
+  int n = 0;
+  auto clean_fp = [&]() {
+    const std::string ref = tmp / ("ref" + std::to_string(n++));
+    index_tree(ref, src);
+    return fingerprint(ref);
+  };
+
+  SECTION("longer, other content through the same inode") {
+    rewrite_in_place(f, lines(sid, "okapinew", 9));
+    const IndexSummary s = index_tree(idx, src);
+    CHECK(s.bad_lines == 0);
+    CHECK(s.new_messages == 9);
+    CHECK(session_messages(idx, sid).size() == 9);
+    CHECK(keyword_sessions(idx, "walrusold").empty());
+    CHECK(keyword_sessions(idx, "okapinew") == std::set<std::string>{sid});
+    CHECK_SAME_INDEX(idx, clean_fp());
+  }
+
+  SECTION("the same size, other content, a newer mtime") {
+    std::string same = read_file(f);
+    for (size_t at = same.find("walrusold"); at != std::string::npos; at = same.find("walrusold", at + 1))
+      same.replace(at, 9, "narwhalxx");
+    rewrite_in_place(f, same);
+    const IndexSummary s = index_tree(idx, src);
+    CHECK(s.new_messages == 6);
+    CHECK(keyword_sessions(idx, "walrusold").empty());
+    CHECK(keyword_sessions(idx, "narwhalxx") == std::set<std::string>{sid});
+    CHECK_SAME_INDEX(idx, clean_fp());
+  }
+
+  SECTION("appended, short and then long: only the new bytes are read, each time") {
+    for (int round = 0; round < 3; ++round) {
+      // A line shorter than the kept tail, then lines longer than it: either way the bytes before
+      // the offset are those read last.
+      const std::string more = round == 0 ? "\n" : lines(sid, std::string(40 * round, 'z'), round, 10 * round);
+      append_file(f, more);
+      const IndexSummary s = index_tree(idx, src);
+      CHECK(s.bytes_read == more.size());
+      CHECK(s.new_messages == static_cast<uint64_t>(round));
+    }
+    CHECK(keyword_sessions(idx, "walrusold") == std::set<std::string>{sid});
+    CHECK_SAME_INDEX(idx, clean_fp());
+  }
+
+  SECTION("rewritten again after an append: the tail the append left is the one checked") {
+    append_file(f, lines(sid, "walrusmore", 2, 20));
+    CHECK(index_tree(idx, src).new_messages == 2);
+    rewrite_in_place(f, lines(sid, "okapinew", 12));
+    const IndexSummary s = index_tree(idx, src);
+    CHECK(s.new_messages == 12);
+    CHECK(keyword_sessions(idx, "walrusold").empty());
+    CHECK(keyword_sessions(idx, "walrusmore").empty());
+    CHECK_SAME_INDEX(idx, clean_fp());
+  }
+}
+
+TEST_CASE("index: a pi session migrated by pi's own code (rewritten in place, longer) equals a clean build", "[index]") {
+  // tests/data/pi-migration: the first lines of a real version-1 session, and the same file after pi
+  // 0.73.1 opened it (its PROVENANCE.md).
+  const std::string data = test_data_dir() + "/pi-migration";
+  TempDir tmp("pi-migration");
+  const std::string src = tmp / "sessions", idx = tmp / "idx";
+  const std::string f =
+      src + "/--Users-badlogic-workspaces-pi-mono--/2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl";
+  const std::vector<SourceRoot> roots = {{"pi", src}};
+  write_file(f, read_file(data + "/v1.jsonl"));
+  REQUIRE(run_index(idx, roots, IndexOptions{}).new_messages > 0);
+  const std::string migrated = read_file(data + "/migrated.jsonl");
+  REQUIRE(migrated.size() > read_file(f).size());
+  rewrite_in_place(f, migrated);
+  const IndexSummary s = run_index(idx, roots, IndexOptions{});
+  CHECK(s.bad_lines == 0);
+  run_index(tmp / "ref", roots, IndexOptions{});
+  CHECK_SAME_INDEX(idx, fingerprint(tmp / "ref"));
+}
