@@ -65,16 +65,35 @@ bool contains_path(std::string_view text, std::string_view needle, bool slash_be
   return false;
 }
 
-// Does a command run in `cwd` name the file? An absolute target also counts when written relative
-// to the cwd ("src/a.rs", "./src/a.rs").
+// `rel` written in `text` as a path relative to the cwd ("src/a.rs", "./src/a.rs").
+bool contains_relative(std::string_view text, std::string_view rel) {
+  return contains_path(text, rel, false) || contains_path(text, "./" + std::string(rel), false);
+}
+
+// A suffix that reaches into the cwd ("alpha/src/a.rs" run in /w/alpha): what a relative path must
+// be for the file it names to end with the suffix, for each way the suffix's head can be the cwd's
+// tail ("src/a.rs").
+bool names_suffix_relative(std::string_view text, std::string_view suffix, std::string_view cwd) {
+  if (cwd.empty() || cwd.front() != '/') return false;
+  const std::string dir = std::string(cwd == "/" ? "" : cwd) + '/';
+  for (size_t slash = suffix.find('/'); slash != std::string_view::npos; slash = suffix.find('/', slash + 1)) {
+    const std::string_view head = suffix.substr(0, slash + 1), rel = suffix.substr(slash + 1);
+    if (rel.empty() || head.size() > dir.size() || dir.compare(dir.size() - head.size(), head.size(), head) != 0) continue;
+    if (head.size() < dir.size() && dir[dir.size() - head.size() - 1] != '/') continue;  // "lpha/" is not /w/alpha's
+    if (contains_relative(text, rel)) return true;
+  }
+  return false;
+}
+
+// Does a command run in `cwd` name the file? A path written relative to the cwd ("src/a.rs",
+// "./src/a.rs") names the file it resolves to.
 bool command_names(std::string_view text, const PathQuery& q, std::string_view cwd) {
-  if (q.suffix) return contains_path(text, q.target, true);
+  if (q.suffix) return contains_path(text, q.target, true) || names_suffix_relative(text, q.target, cwd);
   if (contains_path(text, q.target, false)) return true;
   if (cwd.empty() || cwd == "/" || !starts_with(q.target, cwd) || q.target.size() <= cwd.size() + 1 ||
       q.target[cwd.size()] != '/')
     return false;
-  const std::string rel = q.target.substr(cwd.size() + 1);
-  return contains_path(text, rel, false) || contains_path(text, "./" + rel, false);
+  return contains_relative(text, std::string_view(q.target).substr(cwd.size() + 1));
 }
 
 // The Xapian query for messages whose text holds the file name: its whole search form when the
