@@ -56,6 +56,17 @@ void write_envelope(JsonWriter& w, const StatsResult& r) {
   StatsRow totals = r.totals;
   totals.session.reset();
   write_row(w, r, totals);
+  if (r.since_ms || r.until_ms) {
+    // What --since/--until covered: the aggregates count whole buckets (stats.h).
+    w.key("window");
+    w.begin_object();
+    w.key("since");
+    if (r.since_ms) w.value(format_iso8601_ms(*r.since_ms)); else w.null();
+    w.key("until");
+    if (r.until_ms) w.value(format_iso8601_ms(*r.until_ms)); else w.null();
+    w.key("bucket_minutes"); w.value(static_cast<int64_t>(r.bucket_minutes));
+    w.end_object();
+  }
   w.key("took_ms"); w.value(r.took_ms);
   w.key("index");
   w.begin_object();
@@ -111,6 +122,10 @@ void print_stats_text(const StatsResult& r, bool color) {
       std::printf("  %s%s%s\n", dim, terminal_safe(resume_hint(*row.session), LineBreaks::Visible).c_str(), reset);
   }
   std::printf("%stotal%s\n", dim, text_row(r, r.totals).c_str());
+  if (r.bucket_minutes > 0 && (r.since_ms || r.until_ms))
+    std::printf("%scounted from %s to %s, in whole %d-minute buckets%s\n", dim,
+                r.since_ms ? format_iso8601_ms(*r.since_ms).c_str() : "the start",
+                r.until_ms ? format_iso8601_ms(*r.until_ms).c_str() : "now", r.bucket_minutes, reset);
   std::printf("%s%llu of %llu rows · stats %s by %s · %.1f ms%s%s\n", dim, (unsigned long long)r.rows.size(),
               (unsigned long long)r.total_rows, r.kind.c_str(), r.by.c_str(), r.took_ms,
               r.stale ? " · index busy, may be stale" : "", reset);

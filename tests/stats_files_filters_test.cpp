@@ -69,3 +69,46 @@ TEST_CASE("stats files with a time or tool filter: long paths, and entries witho
   }
   check_all();
 }
+
+// The aggregates count whole 15-minute buckets: a bound inside one moves to its end, and the answer
+// says so (`window`), so a total is never silently for another span than the one asked.
+TEST_CASE("stats: --since/--until inside a bucket are reported as the window the rows cover", "[stats]") {
+  TempDir tmp{"stats-window"};
+  const std::string src = tmp / "claude", idx = tmp / "index", sid = "6e2f3a2b-8c4e-4b7a-9f60-1e2d3c4b5a69";
+  std::string lines;
+  int n = 0;
+  for (const char* minute : {"01", "08", "16", "31"}) {  // buckets 10:00, 10:00, 10:15, 10:30
+    ++n;
+    lines += R"({"type":"assistant","sessionId":")" + sid + R"(","cwd":"/p","uuid":"a)" + std::to_string(n) +
+             R"(","timestamp":"2026-01-05T10:)" + minute + R"(:00Z","message":{"role":"assistant","id":"m)" +
+             std::to_string(n) + R"(","model":"claude-x","content":[{"type":"tool_use","id":"t)" + std::to_string(n) +
+             R"(","name":"Read","input":{"file_path":"/f.txt"}}],"usage":{"input_tokens":)" +
+             std::to_string(n * 100) + R"(,"output_tokens":1}}})" + "\n";
+  }
+  write_file(src + "/-p/" + sid + ".jsonl", lines);
+  REQUIRE(run_osearch({"index", "--index", idx, "--source", "claude=" + src}).ok());
+  auto stats = [&](std::vector<std::string> args) {
+    args.insert(args.end(), {"--index", idx, "--source", "claude=" + src, "--format", "json", "--no-refresh"});
+    RunResult r = run_osearch(args);
+    INFO(r.err);
+    REQUIRE(r.ok());
+    return parse(r.out);
+  };
+  Json j = stats({"stats", "tokens", "--since", "2026-01-05T10:07:00Z", "--until", "2026-01-05T10:20:00Z"});
+  CHECK(j["window"]["since"].s == "2026-01-05T10:15:00.000Z");
+  CHECK(j["window"]["until"].s == "2026-01-05T10:30:00.000Z");
+  CHECK(j["window"]["bucket_minutes"].i == 15);
+  CHECK(j["totals"]["input"].i == 300);  // the 10:16 message alone: what the window says
+  j = stats({"stats", "tools", "--since", "2026-01-05T10:15:00Z"});  // on a bucket's start: as asked
+  CHECK(j["window"]["since"].s == "2026-01-05T10:15:00.000Z");
+  CHECK(j["window"]["until"].is_null());
+  CHECK(j["totals"]["tool_calls"].i == 2);
+  j = stats({"stats", "files", "--since", "2026-01-05T10:07:00Z"});  // read call by call: exact
+  CHECK(j["window"]["since"].s == "2026-01-05T10:07:00.000Z");
+  CHECK(j["window"]["bucket_minutes"].i == 0);
+  CHECK(j["totals"]["touches"].i == 3);
+  CHECK_FALSE(stats({"stats", "tokens"}).has("window"));  // no bound: no window
+  RunResult text = run_osearch({"stats", "tokens", "--since", "2026-01-05T10:07:00Z", "--index", idx, "--source",
+                                "claude=" + src, "--format", "text", "--no-refresh"});
+  CHECK(text.out.find("counted from 2026-01-05T10:15:00.000Z to now, in whole 15-minute buckets") != std::string::npos);
+}

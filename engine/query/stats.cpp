@@ -415,6 +415,17 @@ StatsResult run_stats(IndexReader& reader, const Filters& filters, const StatsOp
       if (filters.models.empty()) walk_tools(reader, filters, sessions, g);
       break;
   }
+  // A row is counted when its bucket starts inside [since, until): the window moves to bucket ends.
+  const bool bucketed = o.kind != StatsKind::Files;
+  const auto bucket_end = [&](int64_t ms) {
+    if (!bucketed) return ms;
+    int64_t q = ms / kUsageBucketMs;
+    if (ms % kUsageBucketMs > 0) ++q;  // (division truncates: for ms < 0 that is up already)
+    return q * kUsageBucketMs;
+  };
+  if (filters.since_ms) res.since_ms = bucket_end(*filters.since_ms);
+  if (filters.until_ms) res.until_ms = bucket_end(*filters.until_ms);
+  res.bucket_minutes = bucketed ? static_cast<int>(kUsageBucketMs / 60000) : 0;
   std::vector<Grouper::Row> rows = g.take(res.totals.sessions);
   // Rows of messages without a model hold message counts only: not a model of `models`.
   if (res.by == "model")

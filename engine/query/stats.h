@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,10 @@ struct StatsResult {
   std::vector<StatsRow> rows;  // the page asked for (--offset/--limit)
   uint64_t total_rows = 0;     // rows before paging
   StatsRow totals;             // over every row, paged out or not
+  // The time the rows cover when --since/--until cut it: whole 15-minute buckets (bucket_minutes)
+  // for the kinds read from the aggregates, so a bound inside a bucket moves up to its end.
+  std::optional<int64_t> since_ms, until_ms;
+  int bucket_minutes = 0;  // 0: the bounds are exact (stats files reads each call)
   IndexCounts counts;
   uint64_t refreshed_files = 0;
   bool stale = false;
