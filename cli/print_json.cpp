@@ -78,6 +78,9 @@ void write_envelope_fields(JsonWriter& w, const QueryResult& r) {
   if (r.truncated) {
     w.key("truncated_reason"); w.value(r.truncated_reason);
   }
+  if (r.loose_phrases) {
+    w.key("loose_phrases"); w.value(true);
+  }
   w.key("took_ms"); w.value(r.took_ms);
   w.key("index");
   w.begin_object();

@@ -56,6 +56,8 @@ void print_text(const QueryResult& r, bool color) {
     std::printf("  %s%s%s\n\n", dim, terminal_safe(resume_hint(s), LineBreaks::Visible).c_str(), reset);
   }
   if (r.truncated) std::printf("%struncated: %s%s\n", dim, r.truncated_reason.c_str(), reset);
+  if (r.loose_phrases)
+    std::printf("%sa phrase joined by OR matched all its words in tool input, output and thinking%s\n", dim, reset);
   std::printf("%s%llu of %s%llu %s · %.1f ms%s%s\n", dim, (unsigned long long)r.hits.size(), r.total_exact ? "" : "~",
               (unsigned long long)r.total,
               r.action == "list" ? "sessions" : "results", r.took_ms, r.stale ? " · index busy, may be stale" : "", reset);

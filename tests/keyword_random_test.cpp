@@ -47,7 +47,7 @@ struct WordsMessage {
 
 // A query as the user types it, and what it means for one message's words.
 struct RandomQuery {
-  enum Kind { Word, And, Or, Not, Phrase, Prefix } kind = Word;
+  enum Kind { Word, And, Or, Not, Phrase, Prefix, NotPhrase } kind = Word;
   std::vector<std::string> terms;
 
   std::string text() const {
@@ -58,6 +58,7 @@ struct RandomQuery {
       case Not: return terms[0] + " -" + terms[1];
       case Phrase: return "\"" + terms[0] + " " + terms[1] + "\"";
       case Prefix: return terms[0] + "*";
+      case NotPhrase: return terms[0] + " -\"" + terms[1] + " " + terms[2] + "\"";
     }
     return "";
   }
@@ -74,6 +75,11 @@ struct RandomQuery {
         return false;
       case Prefix:
         return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return w.starts_with(terms[0]); });
+      case NotPhrase:
+        if (!has(terms[0])) return false;
+        for (size_t i = 0; i + 1 < words.size(); ++i)
+          if (words[i] == terms[1] && words[i + 1] == terms[2]) return false;
+        return true;
     }
     return false;
   }
@@ -81,12 +87,13 @@ struct RandomQuery {
 
 RandomQuery random_query(std::mt19937& rng) {
   RandomQuery q;
-  q.kind = static_cast<RandomQuery::Kind>(rng() % 6);
+  q.kind = static_cast<RandomQuery::Kind>(rng() % 7);
   const auto word = [&] { return std::string(kWords[rng() % std::size(kWords)]); };
   switch (q.kind) {
     case RandomQuery::Word: q.terms = {word()}; break;
     case RandomQuery::And: q.terms = {word(), word(), word()}; q.terms.resize(2 + rng() % 2); break;
     case RandomQuery::Prefix: q.terms = {word().substr(0, 3)}; break;
+    case RandomQuery::NotPhrase: q.terms = {word(), word(), word()}; break;
     default: q.terms = {word(), word()};
   }
   return q;
@@ -131,7 +138,7 @@ TEST_CASE("keyword: random queries find exactly the messages and sessions the wo
     first[s] = random_session(rng, 10 + rng() % 80);
     record(all, s, first[s], "u-", 1);
   }
-  SyntheticIndex ix(first);
+  SyntheticIndex ix(first, 3);  // thinking and tool results too: a phrase there has no positions
   // Two sessions re-read (their older documents stay, of an older epoch), three added in a later run
   // (a second shard).
   for (size_t s : {2, 5}) {

@@ -28,13 +28,17 @@ inline std::string json_string(std::string_view s) {
   return o + "\"";
 }
 
-// sessions[i] holds the texts of session i's messages, in order.
+// sessions[i] holds the texts of session i's messages, in order. With `unpositioned` > 0, every
+// such message after the first is written as thinking or a tool result (alternately), which the
+// index keeps without positions, the others as user prose.
 struct SyntheticIndex {
   TempDir tmp{"query-limits"};
   std::string src = tmp / "claude";
   std::string idx = tmp / "index";
+  size_t unpositioned = 0;
 
-  explicit SyntheticIndex(const std::vector<std::vector<std::string>>& sessions) {
+  explicit SyntheticIndex(const std::vector<std::vector<std::string>>& sessions, size_t unpositioned_every = 0)
+      : unpositioned(unpositioned_every) {
     for (size_t s = 0; s < sessions.size(); ++s) write_file(path_of(s), lines_of(s, sessions[s], "u-", 1));
     osearch::IndexSummary sum = osearch::run_index(idx, {{"claude", src}}, osearch::IndexOptions{});
     REQUIRE(sum.bad_lines == 0);
@@ -62,15 +66,28 @@ struct SyntheticIndex {
 
  private:
   std::string path_of(size_t s) const { return src + "/-w-proj/" + sid_of(s) + ".jsonl"; }
-  static std::string lines_of(size_t s, const std::vector<std::string>& texts, const char* uuid_tag, int day) {
+  std::string lines_of(size_t s, const std::vector<std::string>& texts, const char* uuid_tag, int day) const {
     const std::string sid = sid_of(s);
     std::string lines;
     for (size_t m = 0; m < texts.size(); ++m) {
       char ts[40];
       std::snprintf(ts, sizeof ts, "2026-03-%02dT10:%02zu:%02zu.000Z", day, (m / 60) % 60, m % 60);
-      lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
-               R"(","message":{"role":"user","content":)" + json_string(texts[m]) + R"(},"uuid":")" + uuid_tag +
-               std::to_string(s) + "-" + std::to_string(m) + R"(","timestamp":")" + ts + "\"}\n";
+      const std::string uuid = uuid_tag + std::to_string(s) + "-" + std::to_string(m);
+      const bool plain = unpositioned == 0 || m == 0 || m % unpositioned != 0;
+      if (plain)
+        lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
+                 R"(","message":{"role":"user","content":)" + json_string(texts[m]) + R"(},"uuid":")" + uuid +
+                 R"(","timestamp":")" + ts + "\"}\n";
+      else if (m / unpositioned % 2 == 1)
+        lines += std::string(R"({"type":"assistant","cwd":"/w/proj","sessionId":")") + sid +
+                 R"(","message":{"role":"assistant","id":"msg-)" + uuid +
+                 R"(","content":[{"type":"thinking","thinking":)" + json_string(texts[m]) + R"(}]},"uuid":")" + uuid +
+                 R"(","timestamp":")" + ts + "\"}\n";
+      else
+        lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
+                 R"(","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu-)" + uuid +
+                 R"(","content":)" + json_string(texts[m]) + R"(}]},"uuid":")" + uuid + R"(","timestamp":")" + ts +
+                 "\"}\n";
     }
     return lines;
   }

@@ -18,15 +18,9 @@
 
 namespace osearch {
 namespace fs = std::filesystem;
-namespace {
-
-// Prose gets positions (phrase search); tool output, thinking and tool input do not: positions cost
-// about a third of indexing throughput and double the index (notes/engine.md §1.3).
 bool wants_positions(const MessageRec& m) {
   return (m.role == Role::User || m.role == Role::Assistant) && m.content_type == ContentType::Text;
 }
-
-}  // namespace
 
 std::string boolean_term(std::string_view pfx, std::string_view value) {
   // Xapian refuses terms over ~245 bytes: a long value keeps a readable head and a hash of the

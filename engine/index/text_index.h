@@ -90,6 +90,11 @@ bool is_live(const Xapian::Document& doc, const std::string& session_value, cons
 // hashing the tail of a longer value, identically on the index and the query side.
 inline constexpr size_t kMaxBooleanTermBytes = 240;
 std::string boolean_term(std::string_view pfx, std::string_view value);
+// Prose gets positions (phrase search); tool output, thinking and tool input do not: positions cost
+// about a third of indexing throughput and double the index (notes/engine.md §1.3). A phrase in a
+// message without them is checked on its text (engine/query/phrase_check.h).
+bool wants_positions(const MessageRec& m);
+
 // The term that finds a message by its uuid (as stored: bounded).
 inline std::string message_uuid_term(std::string_view uuid) { return boolean_term(prefix::kMessageUuid, uuid); }
 std::string time_value(int64_t ms);

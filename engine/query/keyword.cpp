@@ -160,7 +160,9 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     enq.set_sort_by_value_then_relevance(kSlotTime, true);
   else if (o.sort == "oldest")
     enq.set_sort_by_value_then_relevance(kSlotTime, false);
-  HitDecider decider(deciding, reader.epochs(), &reader, &f);
+  // Phrases in messages without positions: Xapian found all their words, the text decides.
+  const PhraseCheck phrases(reader, parsed.required_phrases, parsed.forbidden_phrases);
+  HitDecider decider(deciding, reader.epochs(), &reader, &f, &phrases);
   const Xapian::MatchDecider* md = decider.active() ? &decider : nullptr;
   // Xapian counts exactly when it looks at every matching document (up to exact_total_docs of them,
   // a few ms); beyond, `total` is its estimate and flagged as such. Collapsed, Xapian's own count is
@@ -180,7 +182,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     const uint64_t old_docs = reader.old_epoch_documents();
     const bool any_epoch = old_docs <= bound;
     const DocumentEpochs no_epochs;
-    const HitDecider scope_only(deciding, no_epochs, &reader, &f);
+    const HitDecider scope_only(deciding, no_epochs, &reader, &f, &phrases);
     const HitDecider* count_decider = !any_epoch ? (md ? &decider : nullptr) : scope_only.active() ? &scope_only : nullptr;
     counted = count_matches(reader, q, bound + static_cast<Xapian::doccount>(any_epoch ? old_docs : 0), count_decider);
     countable = !counted.more;
@@ -246,6 +248,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   }
   for (const auto& w : parsed.wildcards)
     if (w.truncated()) result.truncate(w.describe());
+  result.loose_phrases = parsed.loose_phrases;
   timer.mark("mset");
 
   std::map<std::string, SessionRec> sessions;
@@ -305,8 +308,11 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
     result.hits.push_back(std::move(hit));
   }
   timer.mark("hits");
-  if (!o.by_message) count_session_matches(reader, db, q, tally_whole ? tallied_by : nullptr, result.hits);
+  if (!o.by_message) count_session_matches(reader, db, q, tally_whole ? tallied_by : nullptr, result.hits, &phrases);
   timer.mark("counts");
+  if (phrases.cut())
+    result.truncate("phrase checks stopped at their time budget: later messages without positions (tool input and "
+                    "output, thinking) were taken on all of a phrase's words");
   return result;
 }
 

@@ -32,7 +32,8 @@ class SessionCounter : public Xapian::MatchSpy {
 // database at a time, so that the runs name each document's session: no value read but where they
 // cannot say, and the epochs' decider reads only a re-read session's document.
 std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const IndexReader& reader, const Xapian::Query& q,
-                                                                      const std::vector<Hit>& hits) {
+                                                                      const std::vector<Hit>& hits,
+                                                                      const PhraseCheck* phrases) {
   std::map<std::string, Xapian::doccount, std::less<>> counts;
   std::vector<Xapian::Query> sessions;
   for (const Hit& h : hits)
@@ -40,7 +41,7 @@ std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Ind
   if (sessions.empty()) return counts;
   const Xapian::Query in_sessions(Xapian::Query::OP_FILTER, q,
                                   Xapian::Query(Xapian::Query::OP_OR, sessions.begin(), sessions.end()));
-  const HitDecider live(nullptr, reader.epochs());
+  const HitDecider live(nullptr, reader.epochs(), nullptr, nullptr, phrases);
   std::unordered_map<std::string, Xapian::doccount> by_value;
   const std::vector<Xapian::Database>& databases = reader.databases();
   for (size_t i = 0; i < databases.size(); ++i) {
@@ -113,7 +114,7 @@ class SessionSample : public Xapian::MatchSpy {
 // restricted to the hits' sessions (one count per session read the query terms' posting lists once
 // per hit: 2,600 block reads for a two-word query on the 500 MB corpus).
 void count_session_matches(const IndexReader& reader, const Xapian::Database& db, const Xapian::Query& q,
-                           const SessionTally* tally, std::vector<Hit>& hits) {
+                           const SessionTally* tally, std::vector<Hit>& hits, const PhraseCheck* phrases) {
   if (tally) {
     // The own collapse knew which matches were title documents; Xapian's tally did not.
     std::set<std::string, std::less<>> titled;
@@ -128,7 +129,7 @@ void count_session_matches(const IndexReader& reader, const Xapian::Database& db
     return;
   }
   const Xapian::Query title_docs{std::string(prefix::kTitleDoc)};
-  const auto counts = count_in_sessions(reader, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), hits);
+  const auto counts = count_in_sessions(reader, Xapian::Query(Xapian::Query::OP_AND_NOT, q, title_docs), hits, phrases);
   for (Hit& h : hits)
     if (!h.memory)
       if (auto c = counts.find(h.session.id); c != counts.end()) h.match_count = c->second;

@@ -13,8 +13,9 @@ namespace osearch {
 
 // Each session hit's exact number of matching messages (title documents excluded); `tally` (may be
 // null) when it saw every match of the ranked pass.
+// `phrases` (may be null): the query's phrases, checked on messages without positions.
 void count_session_matches(const IndexReader& reader, const Xapian::Database& db, const Xapian::Query& q,
-                           const SessionTally* tally, std::vector<Hit>& hits);
+                           const SessionTally* tally, std::vector<Hit>& hits, const PhraseCheck* phrases);
 
 struct MatchCount {
   bool more = false;             // more than the bound match

@@ -11,6 +11,7 @@
 #include "engine/index/memory_index.h"
 #include "engine/index/text_index.h"
 #include "engine/query/memories.h"
+#include "engine/query/phrase_check.h"
 #include "engine/query/search.h"
 #include "engine/store/session_numbers.h"
 
@@ -35,14 +36,18 @@ class HitDecider : public Xapian::MatchDecider {
  public:
   // `scope` may be null: epochs only (and memories pass). A scope that filters nothing is not kept,
   // so no match decodes its session value for it.
+  // `phrases` (may be null): the query's phrases, checked on messages without positions.
   HitDecider(const SessionScope* scope, const DocumentEpochs& epochs, const IndexReader* reader = nullptr,
-             const Filters* filters = nullptr)
-      : scope_(scope && scope->active() ? scope : nullptr), epochs_(epochs), reader_(reader), filters_(filters) {}
-  // Whether it can refuse a document: a scope, re-read sessions, or memories (checked against the
-  // filters by their own project, not a session's).
-  bool active() const { return scope_ || !epochs_.empty() || (reader_ && !reader_->memories().empty()); }
+             const Filters* filters = nullptr, const PhraseCheck* phrases = nullptr)
+      : scope_(scope && scope->active() ? scope : nullptr), epochs_(epochs), reader_(reader), filters_(filters),
+        phrases_(phrases && phrases->active() ? phrases : nullptr) {}
+  // Whether it can refuse a document: a scope, re-read sessions, memories (checked against the
+  // filters by their own project, not a session's), or phrases.
+  bool active() const { return scope_ || !epochs_.empty() || (reader_ && !reader_->memories().empty()) || phrases_; }
   // Whether it can refuse a document of the reader's databases()[i] (memories are in one of them).
-  bool active_in(size_t i) const { return scope_ || !epochs_.empty() || (reader_ && reader_->is_memory_database(i)); }
+  bool active_in(size_t i) const {
+    return scope_ || !epochs_.empty() || (reader_ && reader_->is_memory_database(i)) || phrases_;
+  }
   bool operator()(const Xapian::Document& doc) const override {
     // A session's document holds its number in the session slot, a memory's "memory/<id>": one
     // value read settles which (each read seeks the slot's chunk), the memory slot only for the rest.
@@ -57,7 +62,8 @@ class HitDecider : public Xapian::MatchDecider {
         return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
     }
     if (epochs_.find(session) && !is_live(doc(), session, epochs_)) return false;
-    return !scope_ || scope_->allows(session);
+    if (scope_ && !scope_->allows(session)) return false;
+    return !phrases_ || phrases_->holds(doc());  // last: it may read the message's text
   }
 
  private:
@@ -65,6 +71,7 @@ class HitDecider : public Xapian::MatchDecider {
   const DocumentEpochs& epochs_;
   const IndexReader* reader_;
   const Filters* filters_;
+  const PhraseCheck* phrases_;
 };
 
 // A HitDecider over one database of the reader's: each document's session from that database's

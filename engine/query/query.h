@@ -84,6 +84,9 @@ struct QueryResult {
   // `truncated_reason` says which limit, in words ("; "-separated when several were hit).
   bool truncated = false;
   std::string truncated_reason;
+  // keyword: a phrase joined by OR to another clause matched, in messages without positions (tool
+  // input and output, thinking), wherever all its words are (an ANDed or negated phrase is exact).
+  bool loose_phrases = false;
   std::vector<Hit> hits;
   IndexCounts counts;
   uint64_t refreshed_files = 0;

@@ -68,22 +68,36 @@ struct Clause {
   Xapian::Query query;
   std::string field;  // empty for free text
   bool valid = true;  // false: the token had nothing searchable (e.g. only punctuation)
+  // A phrase of several words: its words, and the query matching it where positions exist (`query`
+  // also takes every message without positions holding all of them: PhraseCheck decides those).
+  std::vector<std::string> phrase_terms;
+  Xapian::Query exact;
 };
 
 class Parser {
  public:
   Parser(const Xapian::Database& db, ParsedQuery& out) : db_(db), out_(out) {}
 
+  static Clause plain(Xapian::Query q, std::string field = "", bool valid = true) {
+    Clause c;
+    c.query = std::move(q);
+    c.field = std::move(field);
+    c.valid = valid;
+    return c;
+  }
+
   Clause clause(const std::string& tok) {
     if (tok.size() >= 2 && tok.front() == '"') {
-      Xapian::Query q = phrase(tok);
-      return {q, "", !q.empty()};
+      Clause c;
+      c.query = phrase(tok, c.phrase_terms, c.exact);
+      c.valid = !c.query.empty();
+      return c;
     }
     if (auto colon = tok.find(':'); colon != std::string::npos && colon > 0 && colon + 1 < tok.size()) {
       std::string field = ascii_lower(tok.substr(0, colon));
       std::string value = tok.substr(colon + 1);
       if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
-      if (Xapian::Query q; field_query(field, value, q)) return {q, field};
+      if (Xapian::Query q; field_query(field, value, q)) return plain(q, field);
     }
     if (tok.size() > 1 && tok.back() == '*') {
       std::string stem = search_form(tok.substr(0, tok.size() - 1));
@@ -91,11 +105,11 @@ class Parser {
       if (!stem.empty()) {
         out_.positive_terms.push_back(stem);
         out_.has_free_text = true;
-        return {wildcard(tok, stem), ""};
+        return plain(wildcard(tok, stem));
       }
     }
     Xapian::Query q = words(tok);
-    return {q, "", !q.empty()};
+    return plain(q, "", !q.empty());
   }
 
  private:
@@ -211,8 +225,9 @@ class Parser {
     return Xapian::Query(Xapian::Query::OP_OR, term(w), term(w.substr(b, e + 1 - b)));
   }
 
-  // Positions exist for prose only; elsewhere a phrase degrades to "all its words".
-  Xapian::Query phrase(const std::string& tok) {
+  // Positions exist for prose only; elsewhere Xapian can only find all the words, and the deciders
+  // check the phrase on the text (engine/query/phrase_check.h). `terms`/`exact`: set for several words.
+  Xapian::Query phrase(const std::string& tok, std::vector<std::string>& phrase_terms, Xapian::Query& exact_out) {
     std::string inner = tok.substr(1, tok.back() == '"' ? tok.size() - 2 : tok.size() - 1);
     std::vector<std::string> terms;
     SymbolPicker pick;
@@ -231,6 +246,8 @@ class Parser {
     if (qs.size() == 1) return qs[0];
     Xapian::Query exact(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), static_cast<Xapian::termcount>(qs.size()));
     Xapian::Query loose(Xapian::Query::OP_FILTER, and_all(qs), Xapian::Query(std::string(prefix::kNoPositions)));
+    phrase_terms = terms;
+    exact_out = exact;
     return Xapian::Query(Xapian::Query::OP_OR, exact, loose);
   }
 
@@ -291,6 +308,8 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
   ParsedQuery out;
   Parser parser(db, out);
   std::vector<Xapian::Query> musts, nots;
+  // Per must: its phrase's words when it is one phrase of several words, until an OR joins it.
+  std::vector<std::vector<std::string>> must_phrases;
   std::map<std::string, std::vector<Xapian::Query>> filters;  // OR within a field, AND across fields
   bool pending_or = false, pending_not = false;
   for (std::string tok : split_query_tokens(text)) {
@@ -314,16 +333,30 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
     if (neg) out.positive_terms.resize(before);  // a negated word is never "matched"
     if (!c.valid) continue;
     if (neg) {
-      nots.push_back(c.query);
+      // A negated phrase excludes where positions prove it; elsewhere PhraseCheck reads the text
+      // (all its words somewhere is not the phrase: excluding those would lose matches).
+      if (!c.phrase_terms.empty()) {
+        nots.push_back(c.exact);
+        out.forbidden_phrases.push_back(c.phrase_terms);
+      } else {
+        nots.push_back(c.query);
+      }
     } else if (!c.field.empty()) {
       filters[c.field].push_back(c.query);
     } else if (pending_or) {
       musts.back() = Xapian::Query(Xapian::Query::OP_OR, musts.back(), c.query);
+      // Either side may match: a phrase there is not required, and stays "all its words" where
+      // there are no positions (said in the answer: ParsedQuery::loose_phrases).
+      if (!must_phrases.back().empty() || !c.phrase_terms.empty()) out.loose_phrases = true;
+      must_phrases.back().clear();
     } else {
       musts.push_back(c.query);
+      must_phrases.push_back(c.phrase_terms);
     }
     pending_or = false;
   }
+  for (auto& p : must_phrases)
+    if (!p.empty()) out.required_phrases.push_back(std::move(p));
   if (musts.empty() && filters.empty() && nots.empty())
     throw BadInput("usage", "nothing searchable in query '" + text + "': give at least one word");
   Xapian::Query q = musts.empty() ? Xapian::Query::MatchAll : and_all(musts);

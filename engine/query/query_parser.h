@@ -31,6 +31,11 @@ struct ParsedQuery {
   std::vector<std::string> positive_terms;  // free-text terms a hit may contain (for matched_terms, snippets)
   bool has_free_text = false;               // false: only field filters / negations
   std::vector<WildcardExpansion> wildcards;  // every prefix* clause, truncated or not
+  // Phrases of several words a match must hold (ANDed) or must not (negated), as search forms:
+  // checked on the text of messages without positions (engine/query/phrase_check.h).
+  std::vector<std::vector<std::string>> required_phrases, forbidden_phrases;
+  // A phrase joined by OR to another clause: where there are no positions it matches all its words.
+  bool loose_phrases = false;
 };
 
 // `db` lets field values that are substrings (project:, model:) expand to the terms that exist.

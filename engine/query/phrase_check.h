@@ -1,0 +1,60 @@
+// A phrase's words in a message without positions. Prose is indexed with positions, so Xapian
+// matches a phrase there exactly; tool input and output and thinking are not (positions would cost
+// a third of indexing throughput), so Xapian can only say that such a message holds every word of
+// the phrase. The keyword deciders ask this for those messages: their text is tokenized as the
+// indexer tokenized it, and the words must stand at consecutive positions.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <xapian.h>
+
+#include "engine/index/tokenizer.h"
+#include "engine/query/reader.h"
+
+namespace osearch {
+
+// Whether `terms` (search forms, as the query parser made them) stand at consecutive positions of
+// `text` (positional kinds only, as the indexer gives prose its positions). The first tokenizes all
+// of `text`; the second, for ASCII text, only the places where the first term occurs (`scratch`:
+// its lower-cased copy).
+bool holds_phrase_tokenized(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms);
+bool holds_phrase_tokenized(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms,
+                            std::vector<char>& before, std::vector<char>& now);
+bool holds_phrase(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms,
+                  std::string& scratch);
+
+class PhraseCheck {
+ public:
+  // `required`: phrases a match must hold (each a clause ANDed into the query); `forbidden`: negated
+  // phrases it must not hold. Phrases of one word are plain terms: none is given here.
+  // Each message read costs its text's tokenization: a query whose phrase has common words reads
+  // thousands at 2 GB (docs/BENCHMARKS.md). Past `budget` the rest are taken unchecked, and cut() says so.
+  PhraseCheck(const IndexReader& reader, std::vector<std::vector<std::string>> required,
+              std::vector<std::vector<std::string>> forbidden,
+              std::chrono::milliseconds budget = std::chrono::milliseconds(5000))
+      : reader_(reader), required_(std::move(required)), forbidden_(std::move(forbidden)),
+        deadline_(std::chrono::steady_clock::now() + budget) {}
+  bool active() const { return !required_.empty() || !forbidden_.empty(); }
+  // True for a title's or a memory's document and a message with positions (Xapian decided); else
+  // whether the message text holds every required phrase and no forbidden one.
+  bool holds(const Xapian::Document& doc) const;
+  // The budget ran out: messages were taken on their words alone.
+  bool cut() const { return cut_; }
+
+ private:
+  const IndexReader& reader_;
+  std::vector<std::vector<std::string>> required_, forbidden_;
+  mutable Tokenizer tokenizer_;
+  mutable std::string text_buffer_, gutter_scratch_, lower_;
+  // A query asks of the same message in several passes (count, ranked, per-session counts).
+  mutable std::unordered_map<std::string, bool> seen_;
+  std::chrono::steady_clock::time_point deadline_;
+  mutable bool cut_ = false;
+};
+
+}  // namespace osearch
