@@ -14,7 +14,7 @@ using namespace osearch_test;
 
 namespace {
 
-struct Line {
+struct FailLine {
   int second = 0;
   std::string agent;  // "" for the main thread
   std::string text;   // what the message's text is
@@ -25,7 +25,7 @@ struct Line {
 
 struct Session {
   std::string sid, cwd, slug;
-  std::vector<Line> lines;  // in time order, every agent's
+  std::vector<FailLine> lines;  // in time order, every agent's
 };
 
 std::string iso(int second) {
@@ -61,7 +61,7 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
       const std::string common = R"("cwd":")" + ses.cwd + R"(","sessionId":")" + ses.sid + R"(",)" +
                                  (agent.empty() ? "" : R"("isSidechain":true,"agentId":")" + agent + R"(",)");
       std::string& out = files[agent];
-      const auto add = [&](Line l, const std::string& json_tail) {
+      const auto add = [&](FailLine l, const std::string& json_tail) {
         l.second = ++clock * 7 + static_cast<int>(rng() % 5);
         l.agent = agent;
         out += "{" + common + R"("uuid":"u)" + std::to_string(++ids) + R"(","timestamp":")" + iso(l.second) + "\"," +
@@ -70,22 +70,22 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
       };
       const unsigned kind = rng() % 4;
       if (kind == 0) {
-        Line l;
+        FailLine l;
         l.text = "note " + std::to_string(ids);
         add(l, R"("type":"user","message":{"role":"user","content":")" + l.text + "\"}");
       } else if (kind == 1) {
-        Line l;
+        FailLine l;
         l.meta = true;
         l.text = "meta " + std::to_string(ids);
         add(l, R"("type":"user","isMeta":true,"message":{"role":"user","content":")" + l.text + "\"}");
       } else {
         const std::string tool = tools[rng() % tools.size()], call = "toolu_" + std::to_string(++ids);
-        Line c;
+        FailLine c;
         c.text = tool + "\nrun " + std::to_string(ids);
         add(c, R"("type":"assistant","message":{"role":"assistant","id":"m)" + std::to_string(ids) +
                    R"(","content":[{"type":"tool_use","id":")" + call + R"(","name":")" + tool +
                    R"(","input":{"command":"run )" + std::to_string(ids) + R"("}}]})");
-        Line r;
+        FailLine r;
         const bool failed = rng() % 3 == 0;
         r.text = (failed ? "error " : "ok ") + std::to_string(ids);
         if (failed) r.failed_tool = tool;
@@ -119,7 +119,7 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
     std::vector<Want> want;
     for (const Session& s : sessions)
       for (size_t i = 0; i < s.lines.size(); ++i) {
-        const Line& l = s.lines[i];
+        const FailLine& l = s.lines[i];
         if (l.failed_tool.empty()) continue;
         if (!args.since.empty() && iso(l.second) < args.since) continue;
         if (!args.until.empty() && iso(l.second) >= args.until) continue;
@@ -144,7 +144,7 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
       for (const Failure& f : r.hits) {
         REQUIRE(seen < want.size());
         const Want& w = want[seen++];
-        const Line& l = w.s->lines[w.line];
+        const FailLine& l = w.s->lines[w.line];
         CHECK(f.result.tool_use_id == l.result_id);
         CHECK(f.session.id == w.s->sid);
         CHECK(f.result_message.text == l.text);
@@ -152,7 +152,7 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
         CHECK(f.call->name == l.failed_tool);
         std::vector<std::string> next_want, next_got;
         for (size_t j = w.line + 1; j < w.s->lines.size() && next_want.size() < 3; ++j) {
-          const Line& n = w.s->lines[j];
+          const FailLine& n = w.s->lines[j];
           if (n.agent == l.agent && (!n.meta || args.include_meta)) next_want.push_back(n.text);
         }
         for (const ShownMessage& m : f.next) next_got.push_back(m.text);

@@ -12,12 +12,12 @@ using namespace osearch_test;
 
 namespace {
 
-struct Line {
+struct ThreadLine {
   std::string uuid, text;
   bool meta = false;
 };
 
-std::string line_json(const std::string& sid, const Line& l, int second) {
+std::string line_json(const std::string& sid, const ThreadLine& l, int second) {
   char ts[40];
   std::snprintf(ts, sizeof ts, "2026-05-01T%02d:%02d:%02d.000Z", second / 3600 % 24, second / 60 % 60, second % 60);
   return R"({"type":"user","cwd":"/w/p","sessionId":")" + sid + R"(","uuid":")" + l.uuid + R"(","timestamp":")" + ts +
@@ -31,12 +31,12 @@ TEST_CASE("thread: random pages and windows give the session's visible messages 
   TempDir tmp{"thread-random"};
   const std::string src = tmp / "claude";
   std::vector<std::string> sids;
-  std::vector<std::vector<Line>> lines;
+  std::vector<std::vector<ThreadLine>> lines;
   int clock = 0;
   const auto grow = [&](size_t s, size_t n) {
     std::string out;
     for (size_t k = 0; k < n; ++k) {
-      Line l;
+      ThreadLine l;
       l.uuid = sids[s].substr(0, 8) + "-" + std::to_string(lines[s].size());
       l.meta = rng() % 4 == 0;
       l.text = "step " + std::to_string(lines[s].size()) + (l.meta ? " meta" : "");
@@ -63,8 +63,8 @@ TEST_CASE("thread: random pages and windows give the session's visible messages 
     const size_t s = rng() % sids.size();
     ThreadOptions o;
     o.include_meta = rng() % 3 == 0;
-    std::vector<const Line*> visible;
-    for (const Line& l : lines[s]) visible.push_back(&l);
+    std::vector<const ThreadLine*> visible;
+    for (const ThreadLine& l : lines[s]) visible.push_back(&l);
     size_t anchor = 0;
     if (round % 3 == 0) {
       anchor = rng() % lines[s].size();
@@ -75,7 +75,7 @@ TEST_CASE("thread: random pages and windows give the session's visible messages 
       o.limit = rng() % 8;
     }
     // Visible: meta only when asked, and the anchor always.
-    std::vector<const Line*> shown;
+    std::vector<const ThreadLine*> shown;
     size_t anchor_at = 0;
     for (size_t i = 0; i < lines[s].size(); ++i) {
       const bool is_anchor = !o.around.empty() && i == anchor;
