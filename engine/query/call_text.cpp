@@ -84,9 +84,8 @@ std::string CallTextReader::text(const ToolCallRec& call, std::string_view messa
   // A leaf was cut: its whole form is in the message text. Find this call's place there by walking
   // the calls before it (a command repeated by an earlier call is not taken for this one's).
   size_t cursor = 0;
-  size_t start = std::string_view::npos;
   std::optional<std::string> next_anchor;  // of the call after this one
-  bool past = false;
+  bool past = false;                       // this call was found: `cursor` is at its first leaf
   for (const ToolCallRec* c : calls) {
     if (past) {
       if (auto l = leaves_of(*c)) next_anchor = anchor_of(*c, *l);
@@ -101,12 +100,9 @@ std::string CallTextReader::text(const ToolCallRec& call, std::string_view messa
       continue;
     }
     cursor = at + c->name.size() + 1;
-    if (self) {
-      start = at;
-      past = true;
-    }
+    past = self;
   }
-  if (start == std::string_view::npos) return std::string(message_text);
+  if (!past) return std::string(message_text);
 
   out = call.name;
   for (size_t i = 0; i < leaves->size(); ++i) {

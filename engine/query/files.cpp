@@ -221,11 +221,9 @@ bool collect_commands(Collector& c, const PathQuery& q) {
     const std::string_view cwd = msg->cwd.empty() ? std::string_view(s->cwd) : std::string_view(msg->cwd);
     std::vector<const ToolCallRec*> calls;
     for (const auto& d : defined) calls.push_back(&d.second);
-    std::vector<std::pair<std::string, const ToolCallRec*>> naming;
     for (const auto& [tk, tc] : defined)
       if (is_shell_tool(tc.name) && command_names(texts.text(tc, c.reader.message_text(*msg), calls), q, cwd))
-        naming.emplace_back(tk, &tc);
-    for (auto& [tk, tc] : naming) c.add(std::move(tk), *tc, {}, "command");
+        c.add(tk, tc, {}, "command");  // (a copy: `calls` points into `defined`)
   }
   return true;
 }
