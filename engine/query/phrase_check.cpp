@@ -27,22 +27,18 @@ bool lower_ascii_copy(std::string_view text, std::string& out) {
 
 }  // namespace
 
-bool holds_phrase_tokenized(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms) {
-  std::vector<char> before, now;
-  return holds_phrase_tokenized(tokenizer, text, terms, before, now);
-}
-
-bool holds_phrase_tokenized(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms,
-                            std::vector<char>& before, std::vector<char>& now) {
+bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch) {
   const size_t n = terms.size();
   if (n == 0) return true;
   // before[i]: terms[0..i] stand at the positions ending one before the current one; now[i]: ending
   // at the current one (several terms may share a position: an emoji sequence and its symbols).
+  std::vector<char>& before = scratch.before;
+  std::vector<char>& now = scratch.now;
   before.assign(n, 0);
   now.assign(n, 0);
   uint32_t at = 0;
   bool started = false, found = false;
-  tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) {
+  scratch.tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) {
     if (found || !is_positional(kind)) return;
     if (!started || pos != at) {
       if (started && pos == at + 1) before.swap(now);
@@ -72,20 +68,18 @@ void for_each_word(std::string_view text, std::string_view lower, std::string_vi
 
 }  // namespace
 
-bool holds_phrase(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms,
-                  std::string& scratch) {
+bool holds_phrase(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch) {
   if (terms.empty()) return true;
-  std::vector<char> before, now;
   for (const auto& t : terms)
     for (char c : t)
-      if (static_cast<unsigned char>(c) >= 0x80) return holds_phrase_tokenized(tokenizer, text, terms, before, now);
-  if (!lower_ascii_copy(text, scratch)) return holds_phrase_tokenized(tokenizer, text, terms, before, now);
+      if (static_cast<unsigned char>(c) >= 0x80) return holds_phrase_tokenized(text, terms, scratch);
+  if (!lower_ascii_copy(text, scratch.lower)) return holds_phrase_tokenized(text, terms, scratch);
   // ASCII text: a word is a run of word bytes, lower-cased, and a span (words and connectors) is
   // tokenized alone, its positions counted on. So each word of the phrase is a place where its term
   // stands with no word byte beside it; around the rarest one, tokenizing from k spans with a word
   // before its span (k: its index in the phrase) to the n-1-k such spans after it (each at least one
   // position) finds the phrase if it stands there.
-  const std::string_view lower = scratch;
+  const std::string_view lower = scratch.lower;
   size_t anchor = 0, fewest = SIZE_MAX;
   for (size_t k = 0; k < terms.size() && fewest > 0; ++k) {
     size_t count = 0;
@@ -110,7 +104,7 @@ bool holds_phrase(Tokenizer& tokenizer, std::string_view text, const std::vector
       for (; e < text.size() && is_span_byte(text[e]); ++e) word = word || is_word_byte(text[e]);
       if (word) ++spans;
     }
-    found = holds_phrase_tokenized(tokenizer, text.substr(b, e - b), terms, before, now);
+    found = holds_phrase_tokenized(text.substr(b, e - b), terms, scratch);
     return !found;
   });
   return found;
@@ -130,8 +124,8 @@ bool PhraseCheck::holds(const Xapian::Document& doc) const {
     std::string_view text = reader_.message_text(*m, text_buffer_);
     // What the indexer tokenized (DocBuilder::message): a tool result without its line-number gutters.
     if (m->content_type == ContentType::ToolResult) text = blank_line_number_gutters(text, gutter_scratch_);
-    for (const auto& p : required_) holds = holds && holds_phrase(tokenizer_, text, p, lower_);
-    for (const auto& p : forbidden_) holds = holds && !holds_phrase(tokenizer_, text, p, lower_);
+    for (const auto& p : required_) holds = holds && holds_phrase(text, p, scratch_);
+    for (const auto& p : forbidden_) holds = holds && !holds_phrase(text, p, scratch_);
   }
   seen_.emplace(std::move(key), holds);
   return holds;

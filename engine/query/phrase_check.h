@@ -18,15 +18,18 @@
 
 namespace osearch {
 
+// What a check reuses from one message to the next.
+struct PhraseScratch {
+  Tokenizer tokenizer;
+  std::string lower;              // an ASCII text, lower-cased
+  std::vector<char> before, now;  // the matcher's state at two positions
+};
+
 // Whether `terms` (search forms, as the query parser made them) stand at consecutive positions of
 // `text` (positional kinds only, as the indexer gives prose its positions). The first tokenizes all
-// of `text`; the second, for ASCII text, only the places where the first term occurs (`scratch`:
-// its lower-cased copy).
-bool holds_phrase_tokenized(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms);
-bool holds_phrase_tokenized(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms,
-                            std::vector<char>& before, std::vector<char>& now);
-bool holds_phrase(Tokenizer& tokenizer, std::string_view text, const std::vector<std::string>& terms,
-                  std::string& scratch);
+// of `text`; the second, for ASCII text, only the places around its rarest term (the same answer).
+bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch);
+bool holds_phrase(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch);
 
 class PhraseCheck {
  public:
@@ -49,8 +52,8 @@ class PhraseCheck {
  private:
   const IndexReader& reader_;
   std::vector<std::vector<std::string>> required_, forbidden_;
-  mutable Tokenizer tokenizer_;
-  mutable std::string text_buffer_, gutter_scratch_, lower_;
+  mutable PhraseScratch scratch_;
+  mutable std::string text_buffer_, gutter_scratch_;
   // A query asks of the same message in several passes (count, ranked, per-session counts).
   mutable std::unordered_map<std::string, bool> seen_;
   std::chrono::steady_clock::time_point deadline_;
