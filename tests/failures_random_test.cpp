@@ -28,13 +28,6 @@ struct Session {
   std::vector<FailLine> lines;  // in time order, every agent's
 };
 
-std::string iso(int second) {
-  char ts[40];
-  std::snprintf(ts, sizeof ts, "2026-04-%02dT%02d:%02d:%02d.000Z", 1 + second / 86400, second / 3600 % 24,
-                second / 60 % 60, second % 60);
-  return ts;
-}
-
 }  // namespace
 
 TEST_CASE("failures: random sessions and filters give each failed result newest first with what followed",
@@ -48,9 +41,7 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
   int clock = 0, ids = 0;
   for (int s = 0; s < 16; ++s) {
     Session ses;
-    char sid[40];
-    std::snprintf(sid, sizeof sid, "%08x-1111-4222-8333-%012d", static_cast<unsigned>(rng()), s);
-    ses.sid = sid;
+    ses.sid = random_session_id(rng, s);
     std::tie(ses.slug, ses.cwd) = projects[rng() % projects.size()];
     // Files: the main transcript and up to two subagents', their lines interleaved in time.
     std::map<std::string, std::string> files;
@@ -64,7 +55,7 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
       const auto add = [&](FailLine l, const std::string& json_tail) {
         l.second = ++clock * 7 + static_cast<int>(rng() % 5);
         l.agent = agent;
-        out += "{" + common + R"("uuid":"u)" + std::to_string(++ids) + R"(","timestamp":")" + iso(l.second) + "\"," +
+        out += "{" + common + R"("uuid":"u)" + std::to_string(++ids) + R"(","timestamp":")" + iso_second(l.second) + "\"," +
                json_tail + "}\n";
         ses.lines.push_back(std::move(l));
       };
@@ -110,8 +101,8 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
   for (int round = 0; round < 200; ++round) {
     FilterArgs args;
     const int span = clock * 7 + 5;
-    if (round % 4 == 1) args.since = iso(static_cast<int>(rng() % span));
-    if (round % 5 == 2) args.until = iso(static_cast<int>(rng() % span));
+    if (round % 4 == 1) args.since = iso_second(static_cast<int>(rng() % span));
+    if (round % 5 == 2) args.until = iso_second(static_cast<int>(rng() % span));
     if (round % 3 == 0) args.tool = {tools[rng() % tools.size()]};
     if (round % 7 == 3) args.session = {sessions[rng() % sessions.size()].sid.substr(0, 2)};
     if (round % 6 == 4) args.project = {"beta"};
@@ -121,8 +112,8 @@ TEST_CASE("failures: random sessions and filters give each failed result newest 
       for (size_t i = 0; i < s.lines.size(); ++i) {
         const FailLine& l = s.lines[i];
         if (l.failed_tool.empty()) continue;
-        if (!args.since.empty() && iso(l.second) < args.since) continue;
-        if (!args.until.empty() && iso(l.second) >= args.until) continue;
+        if (!args.since.empty() && iso_second(l.second) < args.since) continue;
+        if (!args.until.empty() && iso_second(l.second) >= args.until) continue;
         if (!args.tool.empty() && ascii_lower(args.tool[0]) != ascii_lower(l.failed_tool)) continue;
         if (!args.session.empty() && !s.sid.starts_with(args.session[0])) continue;
         if (!args.project.empty() && s.cwd.find(args.project[0]) == std::string::npos) continue;

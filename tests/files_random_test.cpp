@@ -25,15 +25,7 @@ struct Call {
   std::string id, tool, session, cwd;
   int second = 0;                // its line's time, seconds from 2026-03-01T00:00Z
   std::set<std::string> files;   // absolute paths the call names
-  bool shell = false;
 };
-
-std::string iso(int second) {
-  char ts[40];
-  std::snprintf(ts, sizeof ts, "2026-03-%02dT%02d:%02d:%02d.000Z", 1 + second / 86400, second / 3600 % 24,
-                second / 60 % 60, second % 60);
-  return ts;
-}
 
 bool under(const std::string& path, const std::string& dir) {
   return path.size() > dir.size() + 1 && path.compare(0, dir.size(), dir) == 0 && path[dir.size()] == '/';
@@ -67,7 +59,7 @@ std::string command_form(const std::string& file, const std::string& cwd, std::m
 
 std::string random_file(std::mt19937& rng) { return kDirs[rng() % kDirs.size()] + "/" + kNames[rng() % kNames.size()]; }
 
-// The stored path of a written form: what the engine resolves it to (tool_paths.h), done here by hand.
+// Whether `file` is `suffix` or ends with it after a '/': what a suffix PATH stands for.
 bool names_suffix(const std::string& file, const std::string& suffix) {
   return file == suffix || (file.size() > suffix.size() && file.compare(file.size() - suffix.size(), suffix.size(), suffix) == 0 &&
                             file[file.size() - suffix.size() - 1] == '/');
@@ -99,7 +91,6 @@ struct Corpus {
       return R"({"file_path":)" + json_string(file_arg_form(file, c.cwd, rng)) + "}";
     }
     c.tool = "Bash";
-    c.shell = true;
     std::string command = std::vector<std::string>{"cat", "wc -l", "grep -n foo", "head -5"}[rng() % 4];
     for (size_t n = rng() % 3; n > 0; --n) {
       const std::string file = random_file(rng);
@@ -133,7 +124,7 @@ struct Corpus {
       std::string content;
       for (const std::string& b : blocks) content += (content.empty() ? "" : ",") + b;
       out += R"({"type":"assistant","cwd":")" + cwds[s] + R"(","sessionId":")" + sids[s] + R"(","uuid":"u)" +
-             std::to_string(clock) + R"(","parentUuid":null,"timestamp":")" + iso(clock) +
+             std::to_string(clock) + R"(","parentUuid":null,"timestamp":")" + iso_second(clock) +
              R"(","message":{"role":"assistant","id":"msg_)" + std::to_string(clock) + R"(","content":[)" + content + "]}}\n";
     }
     return out;
@@ -148,9 +139,7 @@ TEST_CASE("files: random paths and filters give the calls that name the file, ol
   std::vector<Call>& calls = corpus.calls;
   const std::vector<std::string>& sids = corpus.sids;
   for (int s = 0; s < 24; ++s) {
-    char sid[40];
-    std::snprintf(sid, sizeof sid, "%08x-1111-4222-8333-%012d", static_cast<unsigned>(rng()), s);
-    corpus.sids.push_back(sid);
+    corpus.sids.push_back(random_session_id(rng, s));
     corpus.cwds.push_back(kCwds[rng() % kCwds.size()]);
     write_file(corpus.file_of(s), corpus.lines(s, 6));
   }
@@ -195,8 +184,8 @@ TEST_CASE("files: random paths and filters give the calls that name the file, ol
         break;
     }
     FilterArgs args;
-    if (round % 5 == 1) args.since = iso(static_cast<int>(rng() % corpus.clock));
-    if (round % 7 == 2) args.until = iso(static_cast<int>(rng() % corpus.clock));
+    if (round % 5 == 1) args.since = iso_second(static_cast<int>(rng() % corpus.clock));
+    if (round % 7 == 2) args.until = iso_second(static_cast<int>(rng() % corpus.clock));
     if (round % 6 == 3) args.tool = {std::vector<std::string>{"bash", "Read", "edit"}[rng() % 3]};
     if (round % 9 == 4) args.session = {sids[rng() % sids.size()].substr(0, 2)};
     if (round % 8 == 5) args.project = {std::vector<std::string>{"alpha", "gamma"}[rng() % 2]};
@@ -207,8 +196,8 @@ TEST_CASE("files: random paths and filters give the calls that name the file, ol
       bool named = false;
       for (const std::string& f : c.files) named = named || (exact ? f == *exact : names_suffix(f, *suffix));
       if (!named) continue;
-      if (all.since_ms && iso(c.second) < args.since) continue;
-      if (all.until_ms && iso(c.second) >= args.until) continue;
+      if (all.since_ms && iso_second(c.second) < args.since) continue;
+      if (all.until_ms && iso_second(c.second) >= args.until) continue;
       if (!args.tool.empty()) {
         std::string t = args.tool[0], n = c.tool;
         for (auto* s : {&t, &n}) std::transform(s->begin(), s->end(), s->begin(), [](unsigned char ch) { return std::tolower(ch); });

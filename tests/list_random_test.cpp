@@ -52,9 +52,7 @@ TEST_CASE("list: random filters and pages give the sessions their times say, new
   };
   for (int i = 0; i < 60; ++i) {
     Session s;
-    char sid[40];
-    std::snprintf(sid, sizeof sid, "%08x-1111-4222-8333-%012d", static_cast<unsigned>(rng()), i);
-    s.sid = sid;
+    s.sid = random_session_id(rng, i);
     std::tie(s.slug, s.cwd) = projects[rng() % projects.size()];
     s.branch = rng() % 3 == 0 ? "dev" : "main";
     const int start = fresh_minute(0, 20 * 1440);

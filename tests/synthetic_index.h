@@ -2,6 +2,8 @@
 // written as JSONL and indexed through the engine (few, short lines, so building it stays fast).
 #pragma once
 
+#include <cstdio>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,29 @@ inline std::string json_string(std::string_view s) {
     o.push_back(c);
   }
   return o + "\"";
+}
+
+// A time `second` seconds after 2026-03-01T00:00Z, as transcripts write it.
+inline std::string iso_second(int second) {
+  char ts[40];
+  std::snprintf(ts, sizeof ts, "2026-03-%02dT%02d:%02d:%02d.000Z", 1 + second / 86400, second / 3600 % 24,
+                second / 60 % 60, second % 60);
+  return ts;
+}
+
+// The random tests' session ids: one random number, and the session's own.
+inline std::string random_session_id(std::mt19937& rng, int n) {
+  char sid[40];
+  std::snprintf(sid, sizeof sid, "%08x-1111-4222-8333-%012d", static_cast<unsigned>(rng()), n);
+  return sid;
+}
+
+// A Claude Code user line saying `text`; `extra`: more fields, each followed by a comma.
+inline std::string claude_user_line(std::string_view sid, std::string_view cwd, std::string_view uuid,
+                                    std::string_view timestamp, std::string_view text, std::string_view extra = "") {
+  return std::string(R"({"type":"user","cwd":")") + std::string(cwd) + R"(","sessionId":")" + std::string(sid) +
+         R"(","uuid":")" + std::string(uuid) + R"(","timestamp":")" + std::string(timestamp) + "\"," +
+         std::string(extra) + R"("message":{"role":"user","content":)" + json_string(text) + "}}\n";
 }
 
 // sessions[i] holds the texts of session i's messages, in order. With `unpositioned` > 0, every
@@ -75,9 +100,7 @@ struct SyntheticIndex {
       const std::string uuid = uuid_tag + std::to_string(s) + "-" + std::to_string(m);
       const bool plain = unpositioned == 0 || m == 0 || m % unpositioned != 0;
       if (plain)
-        lines += std::string(R"({"type":"user","cwd":"/w/proj","sessionId":")") + sid +
-                 R"(","message":{"role":"user","content":)" + json_string(texts[m]) + R"(},"uuid":")" + uuid +
-                 R"(","timestamp":")" + ts + "\"}\n";
+        lines += claude_user_line(sid, "/w/proj", uuid, ts, texts[m]);
       else if (m / unpositioned % 2 == 1)
         lines += std::string(R"({"type":"assistant","cwd":"/w/proj","sessionId":")") + sid +
                  R"(","message":{"role":"assistant","id":"msg-)" + uuid +

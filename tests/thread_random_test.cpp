@@ -17,13 +17,6 @@ struct ThreadLine {
   bool meta = false;
 };
 
-std::string line_json(const std::string& sid, const ThreadLine& l, int second) {
-  char ts[40];
-  std::snprintf(ts, sizeof ts, "2026-05-01T%02d:%02d:%02d.000Z", second / 3600 % 24, second / 60 % 60, second % 60);
-  return R"({"type":"user","cwd":"/w/p","sessionId":")" + sid + R"(","uuid":")" + l.uuid + R"(","timestamp":")" + ts +
-         "\"," + (l.meta ? R"("isMeta":true,)" : "") + R"("message":{"role":"user","content":")" + l.text + "\"}}\n";
-}
-
 }  // namespace
 
 TEST_CASE("thread: random pages and windows give the session's visible messages in order", "[thread][hardening]") {
@@ -40,15 +33,13 @@ TEST_CASE("thread: random pages and windows give the session's visible messages 
       l.uuid = sids[s].substr(0, 8) + "-" + std::to_string(lines[s].size());
       l.meta = rng() % 4 == 0;
       l.text = "step " + std::to_string(lines[s].size()) + (l.meta ? " meta" : "");
-      out += line_json(sids[s], l, ++clock);
+      out += claude_user_line(sids[s], "/w/p", l.uuid, iso_second(++clock), l.text, l.meta ? R"("isMeta":true,)" : "");
       lines[s].push_back(std::move(l));
     }
     append_file(src + "/-w-p/" + sids[s] + ".jsonl", out);
   };
   for (int s = 0; s < 6; ++s) {
-    char sid[40];
-    std::snprintf(sid, sizeof sid, "%08x-1111-4222-8333-%012d", static_cast<unsigned>(rng()), s);
-    sids.push_back(sid);
+    sids.push_back(random_session_id(rng, s));
     lines.emplace_back();
     grow(s, 1 + rng() % 40);
   }

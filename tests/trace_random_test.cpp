@@ -20,8 +20,7 @@ struct TraceLine {
 };
 
 std::string trace_line_json(const std::string& sid, const TraceLine& l, int second) {
-  char ts[40];
-  std::snprintf(ts, sizeof ts, "2026-06-01T%02d:%02d:%02d.000Z", second / 3600 % 24, second / 60 % 60, second % 60);
+  const std::string ts = iso_second(second);
   const std::string head = R"({"cwd":"/w/t","sessionId":")" + sid + R"(","uuid":")" + l.uuid + R"(","timestamp":")" + ts + "\",";
   const std::string parent = l.parent.empty() ? "null" : "\"" + l.parent + "\"";
   switch (l.kind) {
@@ -33,8 +32,7 @@ std::string trace_line_json(const std::string& sid, const TraceLine& l, int seco
     case TraceLine::Message:
       break;
   }
-  return head + R"("type":"user","parentUuid":)" + parent + R"(,"message":{"role":"user","content":"say )" + l.uuid +
-         "\"}}\n";
+  return claude_user_line(sid, "/w/t", l.uuid, ts, "say " + l.uuid, R"("parentUuid":)" + parent + ",");
 }
 
 struct ExpectedChain {
@@ -85,13 +83,12 @@ TEST_CASE("trace: random chains through compaction boundaries and progress lines
   std::vector<std::string> sids;
   std::vector<std::vector<TraceLine>> sessions;
   for (int s = 0; s < 8; ++s) {
-    char sid[40];
-    std::snprintf(sid, sizeof sid, "%08x-1111-4222-8333-%012d", static_cast<unsigned>(rng()), s);
+    const std::string sid = random_session_id(rng, s);
     sids.push_back(sid);
     std::vector<TraceLine> lines;
     for (int i = 0, n = 10 + static_cast<int>(rng() % 50); i < n; ++i) {
       TraceLine l;
-      l.uuid = std::string(sid, 4) + "-" + std::to_string(i);
+      l.uuid = sid.substr(0, 4) + "-" + std::to_string(i);
       const unsigned k = rng() % 10;
       l.kind = i == 0 || k < 7 ? TraceLine::Message : k < 9 ? TraceLine::Progress : TraceLine::Boundary;
       if (i > 0) {
