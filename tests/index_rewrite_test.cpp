@@ -6,6 +6,8 @@
 
 #include <sys/stat.h>
 
+#include "engine/store/codec.h"
+
 namespace {
 
 // The file's content replaced through the same inode (O_TRUNC, as writeFileSync does).
@@ -30,6 +32,35 @@ std::string lines(const std::string& sid, const std::string& word, int n, int fi
     out += user_line(sid, word + "-" + std::to_string(i), word + " says line " + std::to_string(i), ts);
   }
   return out;
+}
+
+// Every stored file state as an index written before tails were kept holds it: without its last two
+// fields (FileState::tail_len and tail_crc are encoded last).
+void forget_tails(const std::string& idx) {
+  Store store(idx, Store::Mode::Write);
+  LmdbTxn txn(store.env(), false);
+  std::vector<std::pair<std::string, std::string>> old;
+  {
+    LmdbCursor c(txn, store.db().files);
+    for (bool ok = c.first(); ok; ok = c.next()) {
+      const auto st = FileState::decode(c.key(), c.value());
+      REQUIRE(st);
+      Encoder tail;
+      tail.u64(st->tail_len);
+      tail.u64(st->tail_crc);
+      std::string bytes = st->encode();
+      REQUIRE(bytes.ends_with(tail.bytes()));
+      bytes.resize(bytes.size() - tail.bytes().size());
+      old.emplace_back(std::string(c.key()), std::move(bytes));
+    }
+  }
+  REQUIRE(!old.empty());
+  for (const auto& [key, bytes] : old) {
+    REQUIRE(FileStateView::parse(bytes));
+    CHECK(!FileStateView::parse(bytes)->tail_kept);
+    txn.put(store.db().files, key, bytes);
+  }
+  txn.commit();
 }
 
 }  // namespace
@@ -95,6 +126,28 @@ TEST_CASE("index: a file rewritten in place and grown is read whole again; an ap
     CHECK(s.new_messages == 12);
     CHECK(keyword_sessions(idx, "walrusold").empty());
     CHECK(keyword_sessions(idx, "walrusmore").empty());
+    CHECK_SAME_INDEX(idx, clean_fp());
+  }
+
+  SECTION("a state written before tails were kept: the file is read whole once, then appends alone") {
+    forget_tails(idx);
+    SECTION("rewritten in place, longer") {
+      rewrite_in_place(f, lines(sid, "okapinew", 9));
+      CHECK(index_tree(idx, src).new_messages == 9);
+      CHECK(keyword_sessions(idx, "walrusold").empty());
+    }
+    SECTION("appended: the whole file is read, and the next append alone") {
+      const std::string more = lines(sid, "walrusmore", 2, 20);
+      append_file(f, more);
+      const IndexSummary s = index_tree(idx, src);
+      CHECK(s.bytes_read == read_file(f).size());
+      CHECK(s.new_messages == 8);
+      const std::string again = lines(sid, "walruslast", 1, 30);
+      append_file(f, again);
+      CHECK(index_tree(idx, src).bytes_read == again.size());
+      CHECK(keyword_sessions(idx, "walrusold") == std::set<std::string>{sid});
+    }
+    SECTION("untouched: nothing is read") { CHECK(index_tree(idx, src).bytes_read == 0); }
     CHECK_SAME_INDEX(idx, clean_fp());
   }
 }

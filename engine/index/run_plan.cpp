@@ -17,8 +17,10 @@ namespace {
 
 // The bytes before the stored offset are those the last read consumed (FileState::tail_crc). A file
 // that cannot be read here says nothing (its read reports it); a compressed rollout's offset is in
-// decompressed bytes, and is never rewritten.
+// decompressed bytes, and is never rewritten. A state written before tails were kept cannot tell
+// an append from a rewrite: its file is read whole once, and keeps a tail from then on.
 bool tail_unchanged(const SourceFile& f, const FileStateView& was) {
+  if (!was.tail_kept && was.offset > 0 && !f.path.ends_with(".zst")) return false;
   if (was.tail_len == 0 || was.tail_len > kTailBytes || was.offset < was.tail_len || f.path.ends_with(".zst"))
     return true;
   const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);

@@ -441,6 +441,7 @@ bool read_file_state(std::string_view bytes, FileStateView& v, FileState* f) {
     const uint64_t crc = d.u64();
     if (crc > UINT32_MAX) return false;
     v.tail_crc = static_cast<uint32_t>(crc);
+    v.tail_kept = true;
   }
   if (!d.ok()) return false;
   v.bytes = bytes;

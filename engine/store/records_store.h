@@ -167,8 +167,8 @@ struct FileState {
   int64_t mtime_ns = 0;
   uint64_t offset = 0;  // byte after the last complete line consumed
   // The CRC-32C of the tail_len bytes before `offset` (JsonlReadResult::tail): a grown file whose
-  // bytes there differ was rewritten, and is read whole again (engine/index/run_plan). 0: unknown
-  // (a state written before it was kept).
+  // bytes there differ was rewritten, and is read whole again (engine/index/run_plan). 0: nothing
+  // to compare (nothing consumed, or a workflow file moved without bytes).
   uint64_t tail_len = 0;
   uint32_t tail_crc = 0;
   uint64_t lines = 0, bad_lines = 0, repaired_lines = 0, oversized_lines = 0;
@@ -192,6 +192,7 @@ struct FileStateView {
   bool deleted = false;
   uint64_t tail_len = 0;
   uint32_t tail_crc = 0;
+  bool tail_kept = false;  // false: a state written before tails were kept (its file may be rewritten unseen)
   // nullopt: the bytes do not decode whole (a damaged page).
   static std::optional<FileStateView> parse(std::string_view bytes);
   FileState state() const;
