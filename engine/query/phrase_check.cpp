@@ -1,28 +1,74 @@
 // PhraseCheck: phrases in messages without positions (engine/query/phrase_check.h).
 #include "engine/query/phrase_check.h"
 
+#include <string.h>
+
 #include <algorithm>
+#include <cstdint>
+#include <cstring>
 
 #include "engine/index/term_counter.h"
 #include "engine/index/text_index.h"
+#include "engine/query/literal_filter.h"
 
 namespace osearch {
 
 namespace {
 
-bool is_word_byte(char c) { return detail::kAscii.c[static_cast<unsigned char>(c) & 0x7f] == detail::CharClass::Word; }
-bool is_span_byte(char c) { return detail::kAscii.in_span(c); }
+// (A byte outside ASCII is never one: the callers check such characters on their own.)
+bool is_word_byte(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u < 0x80 && detail::kAscii.c[u] == detail::CharClass::Word;
+}
 
-// `text` lower-cased into `out`; false when it holds a byte outside ASCII.
+// `text` with its ASCII letters lower-cased into `out`; whether it holds a byte outside ASCII.
+// (Through plain pointers and without branches, so the compiler vectorizes it: every candidate's
+// whole text passes here.)
 bool lower_ascii_copy(std::string_view text, std::string& out) {
   out.resize(text.size());
+  char* const dst = out.data();
+  const auto* const src = reinterpret_cast<const unsigned char*>(text.data());
   unsigned char seen = 0;
-  for (size_t i = 0; i < text.size(); ++i) {
-    const auto c = static_cast<unsigned char>(text[i]);
+  for (size_t i = 0, n = text.size(); i < n; ++i) {
+    const unsigned char c = src[i];
     seen |= c;
-    out[i] = static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    dst[i] = static_cast<char>(c + (static_cast<unsigned char>(c - 'A') < 26 ? 32 : 0));
   }
-  return seen < 0x80;
+  return seen >= 0x80;
+}
+
+// The first byte outside ASCII at or after `from` (text.size() when none), eight bytes at a time.
+size_t next_non_ascii(std::string_view text, size_t from) {
+  size_t i = from;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    if (w & 0x8080808080808080ULL) break;
+  }
+  while (i < text.size() && static_cast<unsigned char>(text[i]) < 0x80) ++i;
+  return i;
+}
+
+// Whether the characters of text[from, to) outside ASCII (from at a character's start) hold one the
+// tokenizer gives a position of its own: a CJK character or a symbol.
+bool has_positioned_character(std::string_view text, size_t from, size_t to) {
+  for (size_t i = next_non_ascii(text, from); i < to; i = next_non_ascii(text, i)) {
+    size_t len = 1;
+    const detail::CharClass c = detail::classify_multibyte(text, i, len);
+    if (c == detail::CharClass::Cjk || c == detail::CharClass::Symbol) return true;
+    i += len;
+  }
+  return false;
+}
+
+// Whether every character outside ASCII is outside words (a word with one folds: café is cafe).
+bool no_word_outside_ascii(std::string_view text) {
+  for (size_t i = next_non_ascii(text, 0); i < text.size(); i = next_non_ascii(text, i)) {
+    size_t len = 1;
+    if (detail::classify_multibyte(text, i, len) == detail::CharClass::Word) return false;
+    i += len;
+  }
+  return true;
 }
 
 }  // namespace
@@ -56,11 +102,44 @@ bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string
 
 namespace {
 
-// Each place `term` stands as a whole ASCII word of `text` (`lower`: its lower-cased copy).
+// A term an ASCII word can stand for: 2 to kMaxWordBytes word bytes (the tokenizer gives a shorter or
+// longer word its position but no term).
+bool is_ascii_word_term(std::string_view t) {
+  return t.size() >= 2 && t.size() <= kMaxWordBytes && std::all_of(t.begin(), t.end(), is_word_byte);
+}
+
+}  // namespace
+
+PreparedPhrase::PreparedPhrase(std::vector<std::string> words) : terms(std::move(words)) {
+  ascii_words = !terms.empty() && std::all_of(terms.begin(), terms.end(), [](const std::string& t) {
+    return is_ascii_word_term(t);
+  });
+  // The longest word: likely the rarest, and a filter finds it in one pass over the text.
+  for (size_t k = 1; k < terms.size(); ++k)
+    if (terms[k].size() > terms[anchor].size()) anchor = k;
+  if (ascii_words) anchor_filter = LiteralFilter::make(terms[anchor], false);
+}
+
+namespace {
+
+// Each place the phrase's anchor stands as a whole ASCII word of `text` (`lower`: its lower-cased
+// copy); f(at, end) returns whether to go on.
 template <typename F>
-void for_each_word(std::string_view text, std::string_view lower, std::string_view term, F&& f) {
-  for (size_t at = lower.find(term); at != std::string_view::npos; at = lower.find(term, at + 1)) {
+void for_each_anchor(std::string_view text, std::string_view lower, const PreparedPhrase& p, F&& f) {
+  const std::string& term = p.terms[p.anchor];
+  for (size_t from = 0; from + term.size() <= lower.size();) {
+    size_t at;
+    if (p.anchor_filter) {
+      at = p.anchor_filter->find(lower.substr(from));
+      if (at == std::string_view::npos) return;
+      at += from;
+    } else {  // (a word of two bytes)
+      const void* hit = ::memmem(lower.data() + from, lower.size() - from, term.data(), term.size());
+      if (!hit) return;
+      at = static_cast<size_t>(static_cast<const char*>(hit) - lower.data());
+    }
     const size_t end = at + term.size();
+    from = at + 1;
     if ((at > 0 && is_word_byte(text[at - 1])) || (end < text.size() && is_word_byte(text[end]))) continue;
     if (!f(at, end)) return;
   }
@@ -68,46 +147,51 @@ void for_each_word(std::string_view text, std::string_view lower, std::string_vi
 
 }  // namespace
 
-bool holds_phrase(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch) {
+bool holds_phrase(std::string_view text, const PreparedPhrase& p, PhraseScratch& scratch) {
+  const std::vector<std::string>& terms = p.terms;
   if (terms.empty()) return true;
-  for (const auto& t : terms)
-    for (char c : t)
-      if (static_cast<unsigned char>(c) >= 0x80) return holds_phrase_tokenized(text, terms, scratch);
-  if (!lower_ascii_copy(text, scratch.lower)) return holds_phrase_tokenized(text, terms, scratch);
-  // ASCII text: a word is a run of word bytes, lower-cased, and a span (words and connectors) is
-  // tokenized alone, its positions counted on. So each word of the phrase is a place where its term
-  // stands with no word byte beside it; around the rarest one, tokenizing from k spans with a word
-  // before its span (k: its index in the phrase) to the n-1-k such spans after it (each at least one
-  // position) finds the phrase if it stands there.
+  if (!p.ascii_words) return holds_phrase_tokenized(text, terms, scratch);
+  const bool other_bytes = lower_ascii_copy(text, scratch.lower);
+  if (other_bytes && !no_word_outside_ascii(text)) return holds_phrase_tokenized(text, terms, scratch);
+  // Words of ASCII alone: the tokenizer gives each maximal run of word bytes one position, in order,
+  // and its term is the run lower-cased; between two runs only a CJK character or a symbol takes a
+  // position (engine/index/tokenizer.h). So the phrase stands where its words are consecutive runs
+  // with no such character between them: around each place its anchor word stands as a whole run,
+  // the runs before and after it are compared with the other words. No tokenization.
   const std::string_view lower = scratch.lower;
-  size_t anchor = 0, fewest = SIZE_MAX;
-  for (size_t k = 0; k < terms.size() && fewest > 0; ++k) {
-    size_t count = 0;
-    for_each_word(text, lower, terms[k], [&](size_t, size_t) { return ++count < fewest; });
-    if (count < fewest) fewest = count, anchor = k;
-  }
-  if (fewest == 0) return false;  // a term present only inside a longer word (an identifier's part)
+  const size_t n = terms.size();
   bool found = false;
-  for_each_word(text, lower, terms[anchor], [&](size_t at, size_t end) {
-    size_t b = at, e = end;
-    while (b > 0 && is_span_byte(text[b - 1])) --b;
-    for (size_t spans = 0; spans < anchor && b > 0;) {
-      while (b > 0 && !is_span_byte(text[b - 1])) --b;
-      bool word = false;
-      for (; b > 0 && is_span_byte(text[b - 1]); --b) word = word || is_word_byte(text[b - 1]);
-      if (word) ++spans;
+  for_each_anchor(text, lower, p, [&](size_t at, size_t end) {
+    bool holds = true;
+    for (size_t i = p.anchor, b = at; holds && i-- > 0;) {  // the runs before, nearest first
+      const size_t gap_end = b;
+      while (b > 0 && !is_word_byte(text[b - 1])) --b;
+      const size_t e = b;
+      while (b > 0 && is_word_byte(text[b - 1])) --b;
+      holds = e > b && lower.substr(b, e - b) == terms[i] && !(other_bytes && has_positioned_character(text, e, gap_end));
     }
-    while (e < text.size() && is_span_byte(text[e])) ++e;
-    for (size_t spans = anchor + 1; spans < terms.size() && e < text.size();) {
-      while (e < text.size() && !is_span_byte(text[e])) ++e;
-      bool word = false;
-      for (; e < text.size() && is_span_byte(text[e]); ++e) word = word || is_word_byte(text[e]);
-      if (word) ++spans;
+    for (size_t i = p.anchor + 1, e = end; holds && i < n; ++i) {  // the runs after
+      const size_t gap = e;
+      while (e < text.size() && !is_word_byte(text[e])) ++e;
+      const size_t b = e;
+      while (e < text.size() && is_word_byte(text[e])) ++e;
+      holds = e > b && lower.substr(b, e - b) == terms[i] && !(other_bytes && has_positioned_character(text, gap, b));
     }
-    found = holds_phrase_tokenized(text.substr(b, e - b), terms, scratch);
+    found = holds;
     return !found;
   });
   return found;
+}
+
+bool holds_phrase(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch) {
+  return holds_phrase(text, PreparedPhrase(terms), scratch);
+}
+
+PhraseCheck::PhraseCheck(const IndexReader& reader, const std::vector<std::vector<std::string>>& required,
+                         const std::vector<std::vector<std::string>>& forbidden, std::chrono::milliseconds budget)
+    : reader_(reader), deadline_(std::chrono::steady_clock::now() + budget) {
+  for (const auto& p : required) required_.emplace_back(p);
+  for (const auto& p : forbidden) forbidden_.emplace_back(p);
 }
 
 bool PhraseCheck::holds(const Xapian::Document& doc) const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 #include <xapian.h>
 
 #include "engine/index/tokenizer.h"
+#include "engine/query/literal_filter.h"
 #include "engine/query/reader.h"
 
 namespace osearch {
@@ -25,10 +27,22 @@ struct PhraseScratch {
   std::vector<char> before, now;  // the matcher's state at two positions
 };
 
-// Whether `terms` (search forms, as the query parser made them) stand at consecutive positions of
-// `text` (positional kinds only, as the indexer gives prose its positions). The first tokenizes all
-// of `text`; the second, for ASCII text, only the places around its rarest term (the same answer).
+// A phrase's words (search forms, as the query parser made them), with what holds_phrase looks for
+// in each text: its longest word (the anchor) and a filter for it, made once per query.
+struct PreparedPhrase {
+  explicit PreparedPhrase(std::vector<std::string> words);
+  std::vector<std::string> terms;
+  bool ascii_words = false;  // every word is one an ASCII run of word bytes can stand for
+  size_t anchor = 0;
+  std::optional<LiteralFilter> anchor_filter;  // (none for a word of two bytes)
+};
+
+// Whether the words stand at consecutive positions of `text` (positional kinds only, as the indexer
+// gives prose its positions). The first tokenizes all of `text`; the second, when the phrase's words
+// and every word of the text are ASCII, compares the word runs around each place its anchor stands
+// (the same answer, without tokenizing), and else tokenizes.
 bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch);
+bool holds_phrase(std::string_view text, const PreparedPhrase& phrase, PhraseScratch& scratch);
 bool holds_phrase(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch);
 
 class PhraseCheck {
@@ -37,11 +51,9 @@ class PhraseCheck {
   // phrases it must not hold. Phrases of one word are plain terms: none is given here.
   // Each message read costs its text's tokenization: a query whose phrase has common words reads
   // thousands at 2 GB (docs/BENCHMARKS.md). Past `budget` the rest are taken unchecked, and cut() says so.
-  PhraseCheck(const IndexReader& reader, std::vector<std::vector<std::string>> required,
-              std::vector<std::vector<std::string>> forbidden,
-              std::chrono::milliseconds budget = std::chrono::milliseconds(5000))
-      : reader_(reader), required_(std::move(required)), forbidden_(std::move(forbidden)),
-        deadline_(std::chrono::steady_clock::now() + budget) {}
+  PhraseCheck(const IndexReader& reader, const std::vector<std::vector<std::string>>& required,
+              const std::vector<std::vector<std::string>>& forbidden,
+              std::chrono::milliseconds budget = std::chrono::milliseconds(5000));
   bool active() const { return !required_.empty() || !forbidden_.empty(); }
   // True for a title's or a memory's document and a message with positions (Xapian decided); else
   // whether the message text holds every required phrase and no forbidden one.
@@ -51,7 +63,7 @@ class PhraseCheck {
 
  private:
   const IndexReader& reader_;
-  std::vector<std::vector<std::string>> required_, forbidden_;
+  std::vector<PreparedPhrase> required_, forbidden_;
   mutable PhraseScratch scratch_;
   mutable std::string text_buffer_, gutter_scratch_;
   // A query asks of the same message in several passes (count, ranked, per-session counts).
