@@ -20,7 +20,8 @@ const std::string kFixtureDir = "-fixture-claude-code-log-test-data";
 const std::string kWorkflowSid = "11110000-0000-4000-8000-000000000001";
 
 // What an agent file says about its agent, read line by line with simdjson: user/assistant lines
-// with a uuid (each uuid once), their time span, and usage counted once per message.id.
+// with a uuid (each uuid once), their time span, and usage counted once per message.id, its largest
+// chunk (as the session counts it: stats_test).
 struct AgentFacts {
   int64_t messages = 0, first = 0, last = 0, tokens = 0;
   std::string model;
@@ -28,7 +29,8 @@ struct AgentFacts {
 
 AgentFacts facts_of(const std::string& path) {
   AgentFacts f;
-  std::set<std::string> uuids, api_ids;
+  std::set<std::string> uuids;
+  std::map<std::string, int64_t> api_ids;  // message.id -> its largest usage
   simdjson::dom::parser parser;
   for (const auto& line : lines_of(read_file(path))) {
     simdjson::dom::element e;
@@ -46,12 +48,19 @@ AgentFacts facts_of(const std::string& path) {
     if (e["message"]["model"].get(model) == simdjson::SUCCESS && model != "<synthetic>") f.model = model;
     simdjson::dom::object usage;
     if (e["message"]["usage"].get(usage) != simdjson::SUCCESS) continue;
-    if (e["message"]["id"].get(id) == simdjson::SUCCESS && !api_ids.insert(std::string(id)).second) continue;
+    int64_t total = 0;
     for (const char* k : {"input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"}) {
       int64_t v = 0;
-      if (usage[k].get(v) == simdjson::SUCCESS) f.tokens += v;
+      if (usage[k].get(v) == simdjson::SUCCESS) total += v;
     }
+    if (e["message"]["id"].get(id) != simdjson::SUCCESS) {
+      f.tokens += total;
+      continue;
+    }
+    int64_t& largest = api_ids[std::string(id)];
+    largest = std::max(largest, total);
   }
+  for (const auto& [id, total] : api_ids) f.tokens += total;
   return f;
 }
 

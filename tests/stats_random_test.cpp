@@ -4,11 +4,13 @@
 // in a later run than their call, some with no call at all), files rewritten shorter and sessions
 // whose files are deleted (kept, as indexed). After each run, `stats tokens` by session, model, day
 // and project, `stats tools` and `stats daily` must equal sums over what the index read, under
-// --since/--until (to the 15-minute buckets the answer names), --project, --session and --model.
+// --since/--until (to the 15-minute buckets the answer names), --project, --session and --model; and
+// each subagent's tokens those of its transcript's API messages.
 #include <random>
 
 #include "tests/synthetic_index.h"
 
+#include "engine/query/orient.h"
 #include "engine/query/stats.h"
 #include "engine/store/usage_agg.h"
 
@@ -33,6 +35,7 @@ struct StatsLine {
 };
 struct StatsFile {
   std::string path;
+  std::string agent;  // "" for the main transcript
   std::vector<StatsLine> lines;
   size_t written = 0, indexed = 0;  // whole lines on disk, lines the last run read
   size_t bytes = 0;                 // on disk: the whole lines and maybe part of the next
@@ -133,10 +136,10 @@ TEST_CASE("stats: random sessions written over several runs sum as the lines the
     ses.sid = random_session_id(rng, s);
     std::tie(ses.slug, ses.cwd) = projects[rng() % projects.size()];
     const std::string dir = src + "/" + ses.slug + "/";
-    ses.files.push_back({dir + ses.sid + ".jsonl", make_lines(ses, ""), 0, 0});
+    ses.files.push_back({dir + ses.sid + ".jsonl", "", make_lines(ses, ""), 0, 0});
     for (size_t k = rng() % 3; k > 0; --k) {
       const std::string agent = "a" + std::to_string(1000000 + rng() % 9000000);
-      ses.files.push_back({dir + ses.sid + "/subagents/agent-" + agent + ".jsonl", make_lines(ses, agent), 0, 0});
+      ses.files.push_back({dir + ses.sid + "/subagents/agent-" + agent + ".jsonl", agent, make_lines(ses, agent), 0, 0});
     }
     sessions.push_back(std::move(ses));
   }
@@ -160,8 +163,7 @@ TEST_CASE("stats: random sessions written over several runs sum as the lines the
       for (size_t fi = 0; fi < s.files.size(); ++fi) {
         StatsFile& f = s.files[fi];
         if (run > 0 && f.written > 1 && rng() % 8 == 0) {  // rewritten shorter, other lines
-          const std::string agent = fi == 0 ? "" : f.path.substr(f.path.rfind("agent-") + 6, 8);
-          f.lines = make_lines(s, agent);
+          f.lines = make_lines(s, f.agent);
           f.written = std::min(f.lines.size(), f.written - 1);
           write_file(f.path, body(f, f.written));
           f.bytes = body(f, f.written).size();
@@ -194,6 +196,7 @@ TEST_CASE("stats: random sessions written over several runs sum as the lines the
       std::string model;
       int second;
       TokenUsage tok;
+      std::string agent;  // the transcript it is in ("" for the main one)
     };
     std::vector<Counted> counted;
     struct ToolEvent {
@@ -213,11 +216,11 @@ TEST_CASE("stats: random sessions written over several runs sum as the lines the
           for (const UsageEvent& u : l.usage) {
             if (total(u.tok) == 0) continue;
             if (u.msg_id.empty()) {
-              counted.push_back({&s, u.model, u.second, u.tok});
+              counted.push_back({&s, u.model, u.second, u.tok, f.agent});
               continue;
             }
             auto [it, fresh] = by_id.try_emplace(u.msg_id, counted.size());
-            if (fresh) counted.push_back({&s, u.model, u.second, u.tok});
+            if (fresh) counted.push_back({&s, u.model, u.second, u.tok, f.agent});
             else if (total(u.tok) > total(counted[it->second].tok)) counted[it->second].tok = u.tok;
           }
           const int second = l.second;
@@ -231,6 +234,18 @@ TEST_CASE("stats: random sessions written over several runs sum as the lines the
                                                    : ToolEvent{&s, c->second.first, c->second.second, false});
           }
         }
+    }
+
+    {  // Each subagent's tokens as the session counts them: its API messages, the largest chunk once.
+      std::map<std::string, TokenUsage> want, got;
+      for (const Counted& c : counted)
+        if (!c.agent.empty()) want[c.s->sid + "/" + c.agent].add(c.tok);
+      IndexReader reader(idx);
+      for (const SubagentRow& row : run_subagents(reader, parse_filters(FilterArgs{}, 0, 100000)).rows)
+        if (row.agent.tokens.any()) got[row.agent.session_id + "/" + row.agent.agent_id] = row.agent.tokens;
+      INFO("run " << run << ": subagents");
+      CHECK(got.size() == want.size());
+      CHECK(got == want);
     }
 
     for (int q = 0; q < 40; ++q) {

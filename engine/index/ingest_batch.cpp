@@ -232,7 +232,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   r.key = message_key(sid, m.timestamp_ms, file_tag(file.path), line_offset);
 
   // Streamed chunks share one API message: its largest usage counts, once per session.
-  count_message_usage(s, r, m);
+  const TokenUsage counted = count_message_usage(s, r, m);
   aggs_.add_usage(sid, r.timestamp_ms, r.model, {}, 0, 1);
 
   ++s.message_count;
@@ -305,7 +305,8 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   if ((is_subagent_kind(file.kind) || m.from_progress) && !subagent.empty()) {
     SubagentRec& sa = touch_subagent(sid, subagent, is_subagent_kind(file.kind) ? &file : nullptr);
     ++sa.message_count;
-    sa.tokens.add(r.usage);  // zero on a repeated streamed chunk: each API message once
+    // As the session counts it: each API message once, a later larger chunk by its difference.
+    sa.tokens.add(counted);
     if (m.from_progress) sa.usage_complete = false;  // copies carry no usage: its tokens are unknown
     if (!r.model.empty() && r.model != "<synthetic>") sa.model = r.model;
     if (sa.workflow_run_id.empty()) sa.workflow_run_id = file.workflow_run;

@@ -115,9 +115,9 @@ class IngestBatch {
     bool changed = false;            // to write with the batch
   };
   SeenUsage* find_usage_seen(const std::string& uk);
-  void count_usage(SessionRec& s, const std::string& uk, MessageRec* carrier, int64_t ts, const std::string& model,
+  TokenUsage count_usage(SessionRec& s, const std::string& uk, MessageRec* carrier, int64_t ts, const std::string& model,
                    const TokenUsage& u);
-  void count_message_usage(SessionRec& s, MessageRec& r, const Message& m);
+  TokenUsage count_message_usage(SessionRec& s, MessageRec& r, const Message& m);
   void count_fact_usage(SessionRec& s, const SessionFact& f);
   void count_tool_result(const std::string& sid, const ToolResult& res, int64_t message_ts);
   void write_usage(LmdbTxn& txn);

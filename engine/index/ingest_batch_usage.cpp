@@ -35,7 +35,8 @@ IngestBatch::SeenUsage* IngestBatch::find_usage_seen(const std::string& uk) {
 
 // One usage of an API message, deduplicated by `uk`: counted in full the first time, later only a
 // larger amount's difference. `carrier` is the message whose record shows it (null: none shows it).
-void IngestBatch::count_usage(SessionRec& s, const std::string& uk, MessageRec* carrier, int64_t ts,
+// Returns what it added to the session.
+TokenUsage IngestBatch::count_usage(SessionRec& s, const std::string& uk, MessageRec* carrier, int64_t ts,
                               const std::string& model, const TokenUsage& u) {
   SeenUsage* seen = find_usage_seen(uk);
   if (!seen) {
@@ -46,26 +47,30 @@ void IngestBatch::count_usage(SessionRec& s, const std::string& uk, MessageRec* 
     if (carrier) carrier->usage = u;
     s.tokens.add(u);
     aggs_.add_usage(s.id, ts, model, u, 1, 0);
-    return;
+    return u;
   }
   // Counted before; an older schema did not say how much, so nothing can be added safely.
-  if (!seen->value || usage_total(u) <= usage_total(seen->value->usage)) return;
+  if (!seen->value || usage_total(u) <= usage_total(seen->value->usage)) return {};
   const TokenUsage diff = minus(u, seen->value->usage);
   seen->value->usage = u;
   seen->changed = true;
   s.tokens.add(diff);
   aggs_.add_usage(s.id, seen->value->timestamp_ms, seen->value->model, diff, 0, 0);
   if (!seen->value->message_key.empty()) usage_fixes_[seen->value->message_key] = u;
+  return diff;
 }
 
-void IngestBatch::count_message_usage(SessionRec& s, MessageRec& r, const Message& m) {
+// Returns what the message's usage added to the session (its subagent's share).
+TokenUsage IngestBatch::count_message_usage(SessionRec& s, MessageRec& r, const Message& m) {
+  TokenUsage added;
   if (m.usage.any()) {
     if (r.api_message_id.empty()) {  // nothing to merge it with: each such line is its own API message
       r.usage = m.usage;
       s.tokens.add(m.usage);
       aggs_.add_usage(s.id, r.timestamp_ms, r.model, m.usage, 1, 0);
+      added = m.usage;
     } else {
-      count_usage(s, pair_key(s.id, r.api_message_id), &r, r.timestamp_ms, r.model, m.usage);
+      added = count_usage(s, pair_key(s.id, r.api_message_id), &r, r.timestamp_ms, r.model, m.usage);
     }
   }
   // Advisor iterations: their own API messages under the advisor's model, as ccusage keys them
@@ -74,9 +79,10 @@ void IngestBatch::count_message_usage(SessionRec& s, MessageRec& r, const Messag
     const auto& adv = m.advisor_usage[i];
     if (!adv.usage.any()) continue;
     const std::string id = (r.api_message_id.empty() ? r.key : r.api_message_id) + ":advisor:" + std::to_string(i);
-    count_usage(s, pair_key(s.id, id), nullptr, r.timestamp_ms, adv.model, adv.usage);
+    added.add(count_usage(s, pair_key(s.id, id), nullptr, r.timestamp_ms, adv.model, adv.usage));
     if (std::find(s.models.begin(), s.models.end(), adv.model) == s.models.end()) s.models.push_back(adv.model);
   }
+  return added;
 }
 
 // omp/pi/Codex usage not carried by a message: once per (session, line).
