@@ -186,14 +186,16 @@ void collect_paths(Collector& c, const PathQuery& q) {
   }
 }
 
+// The tools whose calls run a shell command (their names lower-cased, as the tool terms hold them).
+constexpr std::string_view kShellTools[] = {"bash",         "shell",          "exec_command",      "local_shell",
+                                            "shell_command", "container.exec", "run_shell_command", "python"};
+
 // Returns false when candidates were left unexamined.
 bool collect_commands(Collector& c, const PathQuery& q) {
   auto text_query = file_name_query(q.target);
   if (!text_query) return true;
   std::vector<Xapian::Query> tools;
-  for (std::string_view name : {"bash", "shell", "exec_command", "local_shell", "shell_command", "container.exec",
-                                "run_shell_command", "python"})
-    tools.emplace_back(boolean_term(prefix::kTool, name));
+  for (std::string_view name : kShellTools) tools.emplace_back(boolean_term(prefix::kTool, name));
   Xapian::Enquire enquire(c.reader.xapian());
   enquire.set_query(Xapian::Query(Xapian::Query::OP_FILTER, *text_query,
                                   Xapian::Query(Xapian::Query::OP_OR, tools.begin(), tools.end())));
@@ -232,10 +234,7 @@ bool collect_commands(Collector& c, const PathQuery& q) {
 
 bool is_shell_tool(std::string_view name) {
   const std::string n = ascii_lower(name);
-  for (std::string_view s : {"bash", "shell", "exec_command", "local_shell", "shell_command", "container.exec",
-                             "run_shell_command", "python"})
-    if (n == s) return true;
-  return false;
+  return std::find(std::begin(kShellTools), std::end(kShellTools), n) != std::end(kShellTools);
 }
 
 FilesResult run_files(IndexReader& reader, const Filters& filters, const FilesOptions& o) {
