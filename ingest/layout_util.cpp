@@ -45,23 +45,30 @@ bool is_missing(const std::error_code& ec) {
   return ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
 }
 
-PathStat stat_path(const std::string& path, int& err) {
-  PathStat p;
-  p.path = path;
+void stat_into(const char* path, PathStat& p, int& err) {
   err = 0;
+  p.type = PathStat::Type::Missing;
+  p.dev = p.ino = p.size = 0;
+  p.mtime_ns = 0;
   struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) {
+  if (::stat(path, &st) != 0) {
     if (errno != ENOENT && errno != ENOTDIR) {
       err = errno;
       p.type = PathStat::Type::Other;
     }
-    return p;
+    return;
   }
   p.type = S_ISDIR(st.st_mode) ? PathStat::Type::Dir : S_ISREG(st.st_mode) ? PathStat::Type::File : PathStat::Type::Other;
   p.dev = static_cast<uint64_t>(st.st_dev);
   p.ino = static_cast<uint64_t>(st.st_ino);
   p.size = static_cast<uint64_t>(st.st_size);
   p.mtime_ns = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000LL + st.st_mtim.tv_nsec;
+}
+
+PathStat stat_path(const std::string& path, int& err) {
+  PathStat p;
+  p.path = path;
+  stat_into(path.c_str(), p, err);
   return p;
 }
 

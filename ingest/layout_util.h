@@ -17,6 +17,8 @@ bool ends_with(std::string_view s, std::string_view suffix);
 bool is_missing(const std::error_code& ec);
 // stat(2) of `path` as a PathStat; `err` is 0, or the errno when it is neither there nor missing.
 PathStat stat_path(const std::string& path, int& err);
+// stat_path's answer without the path copied into it (the quick check stats thousands of paths).
+void stat_into(const char* path, PathStat& out, int& err);
 // The same, from what the refresh knows already (r.known) when it recorded the path.
 PathStat look_at(const std::string& path, int& err, const DiscoveryResult& r);
 // A path's last component, viewed (as fs::path::filename() for a path that does not end in a slash).

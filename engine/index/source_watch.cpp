@@ -83,6 +83,7 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
                   size_t last, uint64_t n, const std::atomic<bool>& stop, BlockFindings& out,
                   const EntryVisitor* decode_only = nullptr, const std::set<std::string>* only = nullptr) {
   std::string path;
+  PathStat is;  // the entry's stat, when stat'ed (its path is `path`)
   for (size_t b = first; b < last && !stop.load(std::memory_order_relaxed); ++b) {
     Decoder r(record, entries_at + starts[b]);
     const uint64_t count = std::min<uint64_t>(kBlockEntries, n - b * kBlockEntries);
@@ -123,22 +124,23 @@ void check_blocks(std::string_view record, size_t entries_at, const std::vector<
       const bool looked_at = !only || only->contains(path);
       if (only && looked_at && (flags & kTranscript)) ++out.only_seen;
       int err = 0;
-      const PathStat is = looked_at ? stat_path(path, err) : was;
-      const Seen seen = judge(was, is, flags & kTranscript);
+      if (looked_at) stat_into(path.c_str(), is, err);  // (no path copied: the walk stats thousands)
+      const PathStat& now = looked_at ? is : was;
+      const Seen seen = judge(was, now, flags & kTranscript);
       // (A check narrowed to named files reads no directory's entries: the full check's to find.)
       if (seen == Seen::Moved || (seen == Seen::EntriesMoved && only)) {
         out.layout_changed = true;
       } else if (seen == Seen::EntriesMoved) {
-        out.moved_dirs.push_back(is);
+        out.moved_dirs.push_back(now);
         out.moved_dirs.back().path = path;
       } else if (flags & kTranscript) {
         ++out.files;
         if (seen == Seen::Grown) {
-          out.changed.push_back(source_file(path, is, kind, agent, project, sid, sid_full, agent_id, run));
+          out.changed.push_back(source_file(path, now, kind, agent, project, sid, sid_full, agent_id, run));
           out.patch_at.push_back(stat_at);
         }
         if (static_cast<SourceKind>(kind) == SourceKind::CodexSessionIndex)
-          out.session_indexes.push_back(source_file(path, is, kind, agent, project, sid, sid_full, agent_id, run));
+          out.session_indexes.push_back(source_file(path, now, kind, agent, project, sid, sid_full, agent_id, run));
       }
       if (out.layout_changed) return;
     }
