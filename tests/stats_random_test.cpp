@@ -236,16 +236,64 @@ TEST_CASE("stats: random sessions written over several runs sum as the lines the
         }
     }
 
-    {  // Each subagent's tokens as the session counts them: its API messages, the largest chunk once.
-      std::map<std::string, TokenUsage> want, got;
+    {  // Each subagent: its messages, their span and its tokens as the session counts them (its API
+       // messages, the largest chunk once); then --since/--until (its span overlaps) and pages, newest
+       // spawn first.
+      struct Agent {
+        int64_t messages = 0, first = 0, last = 0;
+        TokenUsage tokens;
+        bool operator==(const Agent&) const = default;
+      };
+      std::map<std::string, Agent> want, got;
+      for (const StatsSession& s : sessions)
+        for (const StatsFile& f : s.files)
+          for (size_t i = 0; !f.agent.empty() && i < f.indexed; ++i) {
+            Agent& a = want[s.sid + "/" + f.agent];
+            const int64_t ms = ms_of(f.lines[i].second);
+            ++a.messages;
+            a.first = a.first == 0 ? ms : std::min(a.first, ms);
+            a.last = std::max(a.last, ms);
+          }
       for (const Counted& c : counted)
-        if (!c.agent.empty()) want[c.s->sid + "/" + c.agent].add(c.tok);
+        if (!c.agent.empty()) want[c.s->sid + "/" + c.agent].tokens.add(c.tok);
       IndexReader reader(idx);
       for (const SubagentRow& row : run_subagents(reader, parse_filters(FilterArgs{}, 0, 100000)).rows)
-        if (row.agent.tokens.any()) got[row.agent.session_id + "/" + row.agent.agent_id] = row.agent.tokens;
+        got[row.agent.session_id + "/" + row.agent.agent_id] = {static_cast<int64_t>(row.agent.message_count),
+                                                                row.agent.first_ts, row.agent.last_ts, row.agent.tokens};
       INFO("run " << run << ": subagents");
       CHECK(got.size() == want.size());
-      CHECK(got == want);
+      for (const auto& [key, a] : want) {
+        INFO(key);
+        REQUIRE(got.count(key));
+        CHECK(got[key].messages == a.messages);
+        CHECK(got[key].first == a.first);
+        CHECK(got[key].last == a.last);
+        CHECK(got[key].tokens == a.tokens);
+      }
+      for (int q = 0; q < 10; ++q) {
+        FilterArgs args;
+        if (q % 2 == 0) args.since = iso_second(static_cast<int>(rng() % span));
+        if (q % 3 == 0) args.until = iso_second(static_cast<int>(rng() % span));
+        const Filters fl = parse_filters(args, 0, 100000);
+        std::vector<std::pair<int64_t, std::string>> order;  // newest spawn first, then session and agent
+        for (const auto& [key, a] : want)
+          if ((!fl.since_ms || a.last >= *fl.since_ms) && (!fl.until_ms || a.first < *fl.until_ms))
+            order.emplace_back(-a.first, key);
+        std::sort(order.begin(), order.end());
+        std::vector<std::string> paged;
+        for (size_t offset = 0;; offset += 3) {
+          args.limit = 3;
+          args.offset = offset;
+          const SubagentList l = run_subagents(reader, parse_filters(args, 0, 100000));
+          CHECK(l.total == order.size());
+          for (const SubagentRow& row : l.rows) paged.push_back(row.agent.session_id + "/" + row.agent.agent_id);
+          if (l.rows.size() < 3) break;
+        }
+        std::vector<std::string> keys;
+        for (const auto& [t, key] : order) keys.push_back(key);
+        INFO("since " << args.since << " until " << args.until);
+        CHECK(paged == keys);
+      }
     }
 
     for (int q = 0; q < 40; ++q) {
