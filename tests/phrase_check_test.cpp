@@ -2,7 +2,10 @@
 // indexer's positions decide in prose. The ASCII path (comparing the word runs around the rarest
 // word) must answer as tokenizing the whole text does; a keyword query must count only messages holding the
 // phrase, whatever their kind.
+#include <filesystem>
 #include <random>
+
+#include <simdjson.h>
 
 #include "tests/synthetic_index.h"
 
@@ -35,6 +38,57 @@ TEST_CASE("phrase check: the ASCII path answers as tokenizing the whole text", "
     found += whole;
   }
   CHECK(found > 500);
+}
+
+namespace {
+void phrase_texts_of(simdjson::dom::element e, std::vector<std::string>& out) {
+  std::string_view s;
+  if (e.get(s) == simdjson::SUCCESS) {
+    if (s.size() > 20) out.emplace_back(s);
+  } else if (e.is_array()) {
+    for (auto x : e.get_array()) phrase_texts_of(x, out);
+  } else if (e.is_object()) {
+    for (auto kv : e.get_object()) phrase_texts_of(kv.value, out);
+  }
+}
+}  // namespace
+
+TEST_CASE("phrase check: on the strings of real transcripts, as tokenizing the whole text", "[keyword][phrase]") {
+  // Every string of tests/data's transcripts (Claude Code, omp, pi, Codex; the hostile ones too), each
+  // asked for a run of 2-3 consecutive words of itself or of another string.
+  std::vector<std::string> texts;
+  simdjson::dom::parser parser;
+  for (const auto& f : fs::recursive_directory_iterator(test_data_dir())) {
+    if (!f.is_regular_file() || f.path().extension() != ".jsonl") continue;
+    for (const auto& line : lines_of(read_file(f.path().string()))) {
+      simdjson::dom::element e;
+      if (parser.parse(line).get(e) == simdjson::SUCCESS) phrase_texts_of(e, texts);
+    }
+  }
+  REQUIRE(texts.size() > 10000);
+  std::mt19937 rng(20261207);
+  PhraseScratch scratch;
+  Tokenizer tokenizer;
+  size_t checks = 0, found = 0;
+  for (int round = 0; round < 20000; ++round) {
+    const std::string& text = texts[rng() % texts.size()];
+    const std::string& from = rng() % 4 == 0 ? texts[rng() % texts.size()] : text;
+    std::vector<std::string> words;
+    tokenizer.run(from, [&](std::string_view w, uint32_t, TermKind k) {
+      if (is_positional(k) && words.size() < 2000) words.emplace_back(w);
+    });
+    if (words.size() < 3) continue;
+    const size_t at = rng() % (words.size() - 2);
+    const std::vector<std::string> phrase(words.begin() + static_cast<std::ptrdiff_t>(at),
+                                          words.begin() + static_cast<std::ptrdiff_t>(at + 2 + rng() % 2));
+    INFO("text [" << text << "] phrase " << phrase[0] << " " << phrase[1]);
+    const bool whole = holds_phrase_tokenized(text, phrase, scratch);
+    CHECK(holds_phrase(text, phrase, scratch) == whole);
+    ++checks;
+    found += whole;
+  }
+  CHECK(checks > 10000);
+  CHECK(found > checks / 4);
 }
 
 TEST_CASE("keyword: a phrase in tool output and thinking matches only where its words stand together",
