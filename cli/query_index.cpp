@@ -87,8 +87,9 @@ bool QueryIndex::open_checking() {
   }
   const std::optional<std::string_view> record = quick_check_record(r->txn(), r->db());
   if (!record) return false;
-  // The walker starts first: the newest sources are stat'ed while it is under way.
-  walk_ = std::make_shared<SourceWalk>(std::string(*record), ctx_.roots);  // its own copy of the record
+  // The walker starts first: the newest sources are stat'ed while it is under way. It views the
+  // record in r's snapshot: r (then own_) outlives it, as every path below joins the walk first.
+  walk_ = std::make_shared<SourceWalk>(*record, ctx_.roots);
   // (On another CPU than the query's from its start: ingest/worker_thread.h.)
   try {
     std::packaged_task<void()> walk([walk = walk_] { walk->work(); });
@@ -98,7 +99,13 @@ bool QueryIndex::open_checking() {
   } catch (const std::system_error&) {
     // No second thread: confirm() walks it all.
   }
-  if (!recent_sources_unchanged(*record, ctx_.roots, kRecentSources)) {
+  bool recent_unchanged = false;
+  try {
+    recent_unchanged = recent_sources_unchanged(*record, ctx_.roots, kRecentSources);
+  } catch (...) {
+    // (Not thrown past here: the walker must stop before r, whose snapshot it reads, goes.)
+  }
+  if (!recent_unchanged) {
     walk_->abandon();
     walker_thread_ = {};  // joined; the walk's exception, if any, goes with walker_: the refresh decides
     walker_ = {};

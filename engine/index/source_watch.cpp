@@ -246,7 +246,7 @@ bool has_recent_directory(const std::vector<PathStat>& observed, int64_t now_ns)
   });
 }
 
-SourceWalk::SourceWalk(std::string record, const std::vector<SourceRoot>& roots) : record_(std::move(record)) {
+SourceWalk::SourceWalk(std::string_view record, const std::vector<SourceRoot>& roots) : record_(record) {
   const std::optional<Layout> layout = layout_for(record_, roots);
   if (!layout) return;
   entries_ = layout->n;
