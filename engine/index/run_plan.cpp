@@ -20,9 +20,9 @@ namespace {
 // decompressed bytes, and is never rewritten. A state written before tails were kept cannot tell
 // an append from a rewrite: its file is read whole once, and keeps a tail from then on.
 bool tail_unchanged(const SourceFile& f, const FileStateView& was) {
-  if (!was.tail_kept && was.offset > 0 && !f.path.ends_with(".zst")) return false;
-  if (was.tail_len == 0 || was.tail_len > kTailBytes || was.offset < was.tail_len || f.path.ends_with(".zst"))
-    return true;
+  if (f.path.ends_with(".zst")) return true;
+  if (!was.tail_kept) return was.offset == 0;
+  if (was.tail_len == 0 || was.tail_len > kTailBytes || was.offset < was.tail_len) return true;
   const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return true;
   char bytes[kTailBytes];
