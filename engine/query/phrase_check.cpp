@@ -1,7 +1,7 @@
 // PhraseCheck: phrases in messages without positions (engine/query/phrase_check.h).
 #include "engine/query/phrase_check.h"
 
-#include <string.h>
+#include <string.h>  // memmem
 
 #include <algorithm>
 #include <cstdint>
@@ -181,10 +181,6 @@ bool holds_phrase(std::string_view text, const PreparedPhrase& p, PhraseScratch&
     return !found;
   });
   return found;
-}
-
-bool holds_phrase(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch) {
-  return holds_phrase(text, PreparedPhrase(terms), scratch);
 }
 
 PhraseCheck::PhraseCheck(const IndexReader& reader, const std::vector<std::vector<std::string>>& required,

@@ -1,8 +1,8 @@
 // A phrase's words in a message without positions. Prose is indexed with positions, so Xapian
 // matches a phrase there exactly; tool input and output and thinking are not (positions would cost
 // a third of indexing throughput), so Xapian can only say that such a message holds every word of
-// the phrase. The keyword deciders ask this for those messages: their text is tokenized as the
-// indexer tokenized it, and the words must stand at consecutive positions.
+// the phrase. The keyword deciders ask this for those messages: the words must stand at consecutive
+// positions of their text, as the indexer tokenized it.
 #pragma once
 
 #include <chrono>
@@ -23,7 +23,7 @@ namespace osearch {
 // What a check reuses from one message to the next.
 struct PhraseScratch {
   Tokenizer tokenizer;
-  std::string lower;              // an ASCII text, lower-cased
+  std::string lower;              // the text, its ASCII letters lower-cased
   std::vector<char> before, now;  // the matcher's state at two positions
 };
 
@@ -43,13 +43,12 @@ struct PreparedPhrase {
 // (the same answer, without tokenizing), and else tokenizes.
 bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch);
 bool holds_phrase(std::string_view text, const PreparedPhrase& phrase, PhraseScratch& scratch);
-bool holds_phrase(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch);
 
 class PhraseCheck {
  public:
   // `required`: phrases a match must hold (each a clause ANDed into the query); `forbidden`: negated
   // phrases it must not hold. Phrases of one word are plain terms: none is given here.
-  // Each message read costs its text's tokenization: a query whose phrase has common words reads
+  // Each message costs a read and a pass over its text: a query whose phrase has common words reads
   // thousands at 2 GB (docs/BENCHMARKS.md). Past `budget` the rest are taken unchecked, and cut() says so.
   PhraseCheck(const IndexReader& reader, const std::vector<std::vector<std::string>>& required,
               const std::vector<std::vector<std::string>>& forbidden,
