@@ -160,13 +160,13 @@ TEST_CASE("stats: random sessions written over several runs sum as the lines the
         ++deletions;
         continue;
       }
-      for (size_t fi = 0; fi < s.files.size(); ++fi) {
-        StatsFile& f = s.files[fi];
+      for (StatsFile& f : s.files) {
         if (run > 0 && f.written > 1 && rng() % 8 == 0) {  // rewritten shorter, other lines
           f.lines = make_lines(s, f.agent);
           f.written = std::min(f.lines.size(), f.written - 1);
-          write_file(f.path, body(f, f.written));
-          f.bytes = body(f, f.written).size();
+          const std::string shorter = body(f, f.written);
+          write_file(f.path, shorter);
+          f.bytes = shorter.size();
           ++rewrites;
           continue;
         }
