@@ -150,15 +150,21 @@ TEST_CASE("known tree: an unchanged directory is not listed again, a changed one
   CHECK(has(discover_claude(t.claude), hidden));
 }
 
-TEST_CASE("known tree: a record of the build before (no directory marked listed) still serves", "[watch]") {
+TEST_CASE("known tree: a record without directories marked listed serves; an earlier build's is not trusted", "[watch]") {
   Tree t;
   const std::vector<SourceRoot> roots{{"claude", t.claude}, {"codex", t.codex}};
   std::string record = record_of(roots, nullptr, false);
-  REQUIRE(record.starts_with("osw3"));
-  // An index the build before refreshed holds an osw2 record (the same entries, no listed flag): it
-  // still decodes and serves, and the next run keeps an osw3 one.
-  record.replace(0, 4, "osw2");
-  CHECK(source_watch_decodes(record));  // `check` finds no damage in it
+  REQUIRE(record.starts_with("osw4"));
+  // An earlier build's record (osw3, or osw2 without listed marks) decodes, so `check` finds no
+  // damage in it, but no check trusts it: the refresh takes the full plan (source_watch_format.h).
+  for (const char* earlier : {"osw3", "osw2"}) {
+    std::string old = record;
+    old.replace(0, 4, earlier);
+    CHECK(source_watch_decodes(old));
+    CHECK_FALSE(check_source_watch(old, roots).usable);
+    CHECK_FALSE(recent_sources_unchanged(old, roots, 16));
+  }
+  CHECK(source_watch_decodes(record));
   REQUIRE(check_source_watch(record, roots).unchanged());
   const std::string created = t.codex + "/sessions/2026/11/03/rollout-2026-11-03T11-00-00-01a0b1c2-0000-7000-8000-00000000d0e2.jsonl";
   write_file(created, "{}\n");

@@ -253,6 +253,19 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
       std::vector<std::string> paths;
       for (const auto& f : known->changed) paths.push_back(f.path);
       states.emplace(store, &paths);
+      // A changed file read again whole has its session read again whole, every file of it: the
+      // others are unchanged, so the quick check did not name them, and only discovery lists them.
+      // (Taken as an append, a rewrite in place of one of a session's files dropped the others'
+      // messages until a full run.)
+      const bool rereads = std::any_of(known->changed.begin(), known->changed.end(), [&](const SourceFile& f) {
+        const FileStateView* was = states->find(f.path);
+        return was && !was->session_id.empty() && read_again_whole(f, *was);
+      });
+      if (rereads) {
+        targeted = relisted = false;
+        states.reset();
+        states.emplace(store);
+      }
     } else if (!relisted) {  // (a relisting's states are read once discovery has said what is new)
       states.emplace(store);
     }

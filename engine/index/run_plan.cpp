@@ -35,6 +35,14 @@ bool tail_unchanged(const SourceFile& f, const FileStateView& was) {
 
 }  // namespace
 
+bool read_again_whole(const SourceFile& f, const FileStateView& was) {
+  // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
+  const bool shrunk = f.path.ends_with(".zst") ? f.size < was.size : f.size < was.offset;
+  if (was.deleted || was.dev != f.dev || was.ino != f.ino || shrunk) return true;
+  // Grown or touched in place: an append keeps the bytes before the offset, a rewrite does not.
+  return (f.size != was.size || f.mtime_ns != was.mtime_ns) && !tail_unchanged(f, was);
+}
+
 std::vector<WorkItem> plan_work(const std::vector<const SourceFile*>& to_plan, const StoredStates& states,
                                 std::set<std::string>& drop, IndexSummary& summary) {
   std::vector<WorkItem> work;
@@ -46,11 +54,7 @@ std::vector<WorkItem> plan_work(const std::vector<const SourceFile*>& to_plan, c
     const bool known_file = stored != nullptr;
     if (known_file) {
       const FileStateView& was = *stored;
-      // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
-      const bool shrunk = f.path.ends_with(".zst") ? f.size < was.size : f.size < was.offset;
-      bool replaced = was.deleted || was.dev != f.dev || was.ino != f.ino || shrunk;
-      // Grown or touched in place: an append keeps the bytes before the offset, a rewrite does not.
-      if (!replaced && (f.size != was.size || f.mtime_ns != was.mtime_ns)) replaced = !tail_unchanged(f, was);
+      const bool replaced = read_again_whole(f, was);
       // A session index is read whole whenever a rollout changed: the sessions its earlier lines
       // named may only now exist.
       const bool reread_index = f.kind == SourceKind::CodexSessionIndex && codex_changed;

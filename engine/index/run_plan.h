@@ -28,6 +28,11 @@ struct WorkItem {
   uint64_t offset() const { return state ? state->offset : 0; }
 };
 
+// Whether `f`, whose stored state is `was`, must be read again whole: replaced (another file now, or
+// deleted before), shrunk, or rewritten in place (the bytes before its offset changed). Its session
+// is then read again whole, every file of it.
+bool read_again_whole(const SourceFile& f, const FileStateView& was);
+
 // The planned files that changed since their stored states, each with the state to read on from
 // (none: from the start); unchanged ones count as skipped. A replaced file's session goes to `drop`,
 // to be read again whole.

@@ -177,7 +177,7 @@ std::optional<Layout> read_layout(std::string_view record, size_t at) {
 std::optional<Layout> layout_for(std::string_view record, const std::vector<SourceRoot>& roots) {
   Encoder head;
   encode_roots(head, roots);
-  if (!has_magic(record)) return std::nullopt;
+  if (!trusted_magic(record)) return std::nullopt;
   if (record.substr(kMagic.size(), head.bytes().size()) != head.bytes()) return std::nullopt;
   return read_layout(record, kMagic.size() + head.bytes().size());
 }

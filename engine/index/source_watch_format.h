@@ -18,12 +18,20 @@ namespace osearch::source_watch_format {
 // the previous entry of its block), flags, dev, inode, then size and mtime as fixed 8 bytes (so a
 // targeted run patches them in place), then for a transcript what discovery made of it. Blocks
 // decode on their own, so two threads check half each without building the whole list.
-inline constexpr std::string_view kMagic = "osw3";
-// A record of the build before, read as one whose directories were all only probed (it had no
-// kListed): a relisting lists each of them again, the rest holds.
-inline constexpr std::string_view kMagicUnlisted = "osw2";
-static_assert(kMagic.size() == kMagicUnlisted.size());
-inline bool has_magic(std::string_view record) { return record.starts_with(kMagic) || record.starts_with(kMagicUnlisted); }
+inline constexpr std::string_view kMagic = "osw4";
+// Records of earlier builds (osw3; osw2, whose directories carried no kListed) decode the same but
+// no check trusts them: a targeted run of those builds took the other files of a session read again
+// whole for unchanged while their messages were dropped, and such a record cannot show it. The
+// first run on one takes the full plan, which reads those files again, and keeps an osw4 record.
+inline constexpr std::string_view kMagicEarlier[] = {"osw3", "osw2"};
+inline bool has_magic(std::string_view record) {
+  if (record.starts_with(kMagic)) return true;
+  for (std::string_view m : kMagicEarlier)
+    if (record.starts_with(m)) return true;
+  return false;
+}
+// Whether a check may take the record's word for what it names.
+inline bool trusted_magic(std::string_view record) { return record.starts_with(kMagic); }
 inline constexpr size_t kBlockEntries = 128;
 inline constexpr uint64_t kTypeMask = 3, kTranscript = 4, kSessionIsStem = 8, kSameAgent = 16, kSameProject = 32, kListed = 64;
 
