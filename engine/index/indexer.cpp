@@ -354,8 +354,14 @@ IndexSummary detail::index_under_lock(const std::string& index_dir, const std::v
         queued.insert(w.file->path);
         if (w.state && refeed.count(w.file->path)) reset_for_reread(*w.state);
       }
+      // A file whose lines have not named its session yet is not among the session's files (omp's
+      // title slot comes before the header): the id its name carries ties it to the session.
+      auto named_after_dropped = [&](const SourceFile& f) {
+        return session_from_lines(f.kind) && !f.session_id.empty() &&
+               drop.count(session_key(f, f.session_id_full.empty() ? f.session_id : f.session_id_full));
+      };
       for (const auto& f : files) {
-        if (!refeed.count(f.path) || queued.count(f.path)) continue;
+        if ((!refeed.count(f.path) && !named_after_dropped(f)) || queued.count(f.path)) continue;
         const FileStateView* stored = states->find(f.path);
         FileState st = stored ? stored->state() : FileState{};
         reset_for_reread(st);
