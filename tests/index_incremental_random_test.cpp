@@ -3,8 +3,12 @@
 // piece: the index must end as a one-shot build of the whole files. Every adapter's carry across
 // runs (cwd, model, parent links, usage per API message, omp's title slot, pi's header, Codex's
 // turn context, a Claude subagent's lines before its parent's) is exercised where the cut falls.
+#include <sys/stat.h>
+
+#include <cctype>
 #include <filesystem>
 #include <random>
+#include <set>
 
 #include "tests/index_fixture.h"
 
@@ -37,6 +41,43 @@ struct Source {
   std::vector<size_t> cuts;
 };
 
+// The file's content replaced through the same inode (O_TRUNC), its mtime moved on past the clock's tick.
+void rewrite_in_place(const std::string& path, const std::string& bytes) {
+  struct stat before {};
+  REQUIRE(::stat(path.c_str(), &before) == 0);
+  write_file(path, bytes);
+  struct stat after {};
+  REQUIRE(::stat(path.c_str(), &after) == 0);
+  REQUIRE(after.st_ino == before.st_ino);
+  struct timespec times[2] = {after.st_atim, before.st_mtim};
+  times[1].tv_sec += 5;
+  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+}
+
+// What a writer's rewrite of a file might leave (pi migrates a session so): every complete line's text
+// changed (a letter after each `"content":"` flipped) and its end moved (a space before its last
+// `}`), ids and JSON kept. False when it changed nothing.
+bool rewrite_lines(std::string& bytes) {
+  std::string out;
+  out.reserve(bytes.size() + bytes.size() / 64);
+  size_t line = 0;
+  for (size_t nl; (nl = bytes.find('\n', line)) != std::string::npos; line = nl + 1) {
+    std::string l = bytes.substr(line, nl - line);
+    for (size_t p = l.find("\"content\":\""); p != std::string::npos; p = l.find("\"content\":\"", p + 1)) {
+      char& c = l[p + 11 < l.size() ? p + 11 : p];
+      if (std::isalpha(static_cast<unsigned char>(c)))
+        c = static_cast<char>(std::islower(static_cast<unsigned char>(c)) ? std::toupper(c) : std::tolower(c));
+    }
+    if (!l.empty() && l.back() == '}') l.insert(l.size() - 1, " ");
+    out += l;
+    out += '\n';
+  }
+  out.append(bytes, line);  // a last line cut short stays as it is
+  const bool changed = out != bytes;
+  bytes = std::move(out);
+  return changed;
+}
+
 }  // namespace
 
 TEST_CASE("index: real transcripts of every agent grown in random pieces end as a one-shot build",
@@ -62,7 +103,14 @@ TEST_CASE("index: real transcripts of every agent grown in random pieces end as 
   std::vector<SourceRoot> roots;
   for (const auto& [kind, unused] : root_of) roots.push_back({kind, tmp / ("tree/" + kind)});
   std::mt19937 rng(20261207);
-  for (int round = 0; round < 2; ++round) {
+  // Rounds 0 and 1 run the full plan after each piece; 2 and 3 refresh as a query does (the quick
+  // check, every directory's mtime settled in the past so that its record is trusted), and round 3
+  // also rewrites files in place now and then (rewrite_lines), put right by the next piece's
+  // rewrite: each time the file's session is read again whole, every file of it.
+  PastMtimes clock;
+  std::map<std::string, int> plans;
+  for (int round = 0; round < 4; ++round) {
+    const bool quick = round >= 2, rewrites = round == 3;
     fs::remove_all(tmp / "tree");
     for (const Source& s : sources) write_file(tmp / ("tree/" + s.rel), s.bytes);
     const std::string ref = tmp / ("ref-" + std::to_string(round)), idx = tmp / ("idx-" + std::to_string(round));
@@ -77,17 +125,59 @@ TEST_CASE("index: real transcripts of every agent grown in random pieces end as 
       std::sort(s.cuts.begin(), s.cuts.end());
       s.cuts.push_back(s.bytes.size());
     }
+    std::set<std::string> rewritten;                 // files holding a writer's rewrite now (rewrite_lines)
+    std::vector<size_t> written(sources.size(), 0);  // each file's bytes written so far
     for (size_t piece = 0; piece < kPieces; ++piece) {
-      for (const Source& s : sources) {
+      const bool last = piece + 1 == kPieces;
+      for (size_t i = 0; i < sources.size(); ++i) {
+        const Source& s = sources[i];
         const std::string path = tmp / ("tree/" + s.rel);
-        // A file appears with its first piece (maybe empty), then grows through the same inode.
-        const size_t from = piece == 0 ? 0 : s.cuts[piece - 1];
-        if (piece == 0) write_file(path, s.bytes.substr(0, s.cuts[0]));
-        else if (s.cuts[piece] > from) append_file(path, s.bytes.substr(from, s.cuts[piece] - from));
+        if (piece == 0) {  // a file appears with its first piece (maybe empty), then grows through the same inode
+          write_file(path, s.bytes.substr(0, s.cuts[0]));
+          written[i] = s.cuts[0];
+          continue;
+        }
+        const bool restore = rewritten.erase(path) > 0;
+        // In the quick rounds a file sits out half the pieces: other files of its session are then
+        // unchanged when it changes, and the quick check names it alone.
+        if (!restore && !last && quick && rng() % 2 == 0) continue;
+        if (restore || (rewrites && !last && rng() % 4 == 0)) {
+          // Rewritten by a writer, and put right by the next piece's rewrite.
+          std::string now = s.bytes.substr(0, s.cuts[piece]);
+          if (!restore && rewrite_lines(now)) rewritten.insert(path);
+          rewrite_in_place(path, now);
+        } else if (s.cuts[piece] > written[i]) {
+          append_file(path, s.bytes.substr(written[i], s.cuts[piece] - written[i]));
+        }
+        written[i] = s.cuts[piece];
       }
+      // (After the first piece only: a directory whose mtime moved is listed again, not targeted.)
+      if (quick && piece == 0) clock.settle_tree(tmp / "tree");
       INFO("round " << round << " piece " << piece);
-      REQUIRE(run_index(idx, roots, IndexOptions{}).files_unreadable == 0);
+      IndexOptions o;
+      o.quick_check = quick;
+      const IndexSummary r = run_index(idx, roots, o);
+      REQUIRE(r.files_unreadable == 0);
+      if (quick && piece > 0) {
+        ++plans[std::string(r.plan)];
+        // Between pieces too, the refreshed index holds the messages, tool calls, file states and
+        // documents a build of the files as they are holds. (Not always its session summaries: while
+        // a session has agent files and no main transcript, which file names it, and a title whose
+        // session no line has made yet, depend on the order the files came; the round's end holds them.)
+        const std::string now = tmp / ("now-" + std::to_string(round) + "-" + std::to_string(piece));
+        REQUIRE(run_index(now, roots, IndexOptions{}).files_unreadable == 0);
+        auto records = [](const std::string& index) {
+          std::vector<std::string> out = split_titles(fingerprint(index)).second;
+          std::erase_if(out, [](const std::string& line) { return line.starts_with("S ") || line.starts_with("X title "); });
+          return out;
+        };
+        const std::string diff = fingerprint_diff(records(idx), records(now));
+        INFO("records differ from a build of the files as they are:\n" << diff);
+        CHECK(diff.empty());
+        fs::remove_all(now);
+      }
     }
+    REQUIRE(rewritten.empty());
     const auto got = fingerprint(idx);
     std::string diff = fingerprint_diff(split_titles(got).second, split_titles(want).second);
     INFO("round " << round << ": records differ from a one-shot build:\n" << diff);
@@ -96,4 +186,10 @@ TEST_CASE("index: real transcripts of every agent grown in random pieces end as 
     INFO("round " << round << ": titles differ from a one-shot build:\n" << diff);
     CHECK(diff.empty());
   }
+  // The quick check's plans were taken: appends alone, and a rewrite's session read whole.
+  std::string seen;
+  for (const auto& [plan, n] : plans) seen += plan + " " + std::to_string(n) + "; ";
+  INFO("plans after a piece: " << seen);
+  CHECK(plans["targeted"] > 0);
+  CHECK(plans["full"] > 0);
 }
