@@ -3,8 +3,6 @@
 // piece: the index must end as a one-shot build of the whole files. Every adapter's carry across
 // runs (cwd, model, parent links, usage per API message, omp's title slot, pi's header, Codex's
 // turn context, a Claude subagent's lines before its parent's) is exercised where the cut falls.
-#include <sys/stat.h>
-
 #include <cctype>
 #include <filesystem>
 #include <random>
@@ -40,19 +38,6 @@ struct Source {
   std::string bytes;  // the whole file
   std::vector<size_t> cuts;
 };
-
-// The file's content replaced through the same inode (O_TRUNC), its mtime moved on past the clock's tick.
-void rewrite_in_place(const std::string& path, const std::string& bytes) {
-  struct stat before {};
-  REQUIRE(::stat(path.c_str(), &before) == 0);
-  write_file(path, bytes);
-  struct stat after {};
-  REQUIRE(::stat(path.c_str(), &after) == 0);
-  REQUIRE(after.st_ino == before.st_ino);
-  struct timespec times[2] = {after.st_atim, before.st_mtim};
-  times[1].tv_sec += 5;
-  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
-}
 
 // What a writer's rewrite of a file might leave (pi migrates a session so): every complete line's text
 // changed (a letter after each `"content":"` flipped) and its end moved (a space before its last

@@ -4,25 +4,9 @@
 // as a clean build would read it. An append keeps them, and still reads only its new bytes.
 #include "tests/index_fixture.h"
 
-#include <sys/stat.h>
-
 #include "engine/store/codec.h"
 
 namespace {
-
-// The file's content replaced through the same inode (O_TRUNC, as writeFileSync does).
-void rewrite_in_place(const std::string& path, const std::string& bytes) {
-  struct stat before {};
-  REQUIRE(::stat(path.c_str(), &before) == 0);
-  write_file(path, bytes);
-  struct stat after {};
-  REQUIRE(::stat(path.c_str(), &after) == 0);
-  REQUIRE(after.st_ino == before.st_ino);
-  // A rewrite within the clock's tick still shows by its size or mtime; make sure of the mtime.
-  struct timespec times[2] = {after.st_atim, after.st_mtim};
-  times[1].tv_sec += 5;
-  REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
-}
 
 std::string lines(const std::string& sid, const std::string& word, int n, int first_minute = 0) {
   std::string out;
