@@ -155,3 +155,33 @@ TEST_CASE("index: a pi session migrated by pi's own code (rewritten in place, lo
   run_index(tmp / "ref", roots, IndexOptions{});
   CHECK_SAME_INDEX(idx, fingerprint(tmp / "ref"));
 }
+
+TEST_CASE("index: a session read again whole re-reads its omp file that holds only its title slot so far", "[index]") {
+  // tests/data/mixed/omp: a session file whose first line is omp's title slot, and its subagent's
+  // transcript in the session's artifacts directory. The session file has no header yet, so no line
+  // has tied it to its session: only its name does (85c0a1d).
+  const std::string data = test_data_dir() + "/mixed/omp/sessions/-work-omp-proj";
+  const std::string stem = "2026-11-01T10-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a001";
+  TempDir tmp("omp-title-only");
+  const std::string src = tmp / "sessions", idx = tmp / "idx";
+  const std::vector<SourceRoot> roots = {{"omp", src}};
+  const std::string main_bytes = read_file(data + "/" + stem + ".jsonl");
+  REQUIRE(main_bytes.starts_with(R"({"type":"title")"));
+  write_file(src + "/-work-omp-proj/" + stem + ".jsonl", main_bytes.substr(0, main_bytes.find('\n') + 1));
+  const std::string sub = src + "/-work-omp-proj/" + stem + "/0-Explore.jsonl";
+  const std::string sub_bytes = read_file(data + "/" + stem + "/0-Explore.jsonl");
+  write_file(sub, sub_bytes);
+  REQUIRE(run_index(idx, roots, IndexOptions{}).new_messages > 0);
+  // The subagent's transcript rewritten in place and grown, its last line's end moved too (the
+  // bytes before the offset tell a rewrite from an append): its session is read again whole.
+  std::string rewritten = sub_bytes;
+  const size_t at = rewritten.find("ompsubagentword");
+  REQUIRE(at != std::string::npos);
+  rewritten.replace(at, 15, "ompsubagentWORD");
+  REQUIRE(rewritten.ends_with("}\n"));
+  rewritten.insert(rewritten.size() - 2, " ");
+  rewrite_in_place(sub, rewritten + sub_bytes.substr(0, sub_bytes.find('\n') + 1));
+  REQUIRE(run_index(idx, roots, IndexOptions{}).files_unreadable == 0);
+  run_index(tmp / "ref", roots, IndexOptions{});
+  CHECK_SAME_INDEX(idx, fingerprint(tmp / "ref"));
+}
