@@ -40,18 +40,21 @@ struct Source {
 };
 
 // What a writer's rewrite of a file might leave (pi migrates a session so): every complete line's text
-// changed (a letter after each `"content":"` flipped) and its end moved (a space before its last
-// `}`), ids and JSON kept. False when it changed nothing.
+// changed (the first letter of each `"content":"` or `"text":"` string flipped: Claude's plain
+// content, every agent's text blocks) and its end moved (a space before its last `}`), ids and JSON
+// kept. False when it changed nothing.
 bool rewrite_lines(std::string& bytes) {
   std::string out;
   out.reserve(bytes.size() + bytes.size() / 64);
   size_t line = 0;
   for (size_t nl; (nl = bytes.find('\n', line)) != std::string::npos; line = nl + 1) {
     std::string l = bytes.substr(line, nl - line);
-    for (size_t p = l.find("\"content\":\""); p != std::string::npos; p = l.find("\"content\":\"", p + 1)) {
-      char& c = l[p + 11 < l.size() ? p + 11 : p];
-      if (std::isalpha(static_cast<unsigned char>(c)))
-        c = static_cast<char>(std::islower(static_cast<unsigned char>(c)) ? std::toupper(c) : std::tolower(c));
+    for (std::string_view key : {"\"content\":\"", "\"text\":\""}) {
+      for (size_t p = l.find(key); p != std::string::npos; p = l.find(key, p + 1)) {
+        const size_t at = p + key.size();
+        const auto c = static_cast<unsigned char>(at < l.size() ? l[at] : 0);
+        if (std::isalpha(c)) l[at] = static_cast<char>(std::islower(c) ? std::toupper(c) : std::tolower(c));
+      }
     }
     if (!l.empty() && l.back() == '}') l.insert(l.size() - 1, " ");
     out += l;

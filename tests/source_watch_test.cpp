@@ -144,10 +144,10 @@ TEST_CASE("watch: a refresh after each kind of change equals a clean build, by t
 
   // A subagent transcript rewritten in place and grown: its session is read again whole, every file
   // of it, which only the full plan lists (taken for an append, the main transcript's messages went).
-  write_file(sub + "/agent-w1.jsonl", R"({"type":"user","uuid":"watch-s1","parentUuid":null,"isSidechain":true,"agentId":"w1","sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:01:00.000Z","message":{"role":"user","content":"a subagent rewritten in place"}})"
-                                    "\n"
-                                    R"({"type":"assistant","uuid":"watch-s1b","parentUuid":"watch-s1","isSidechain":true,"agentId":"w1","sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:01:30.000Z","message":{"role":"assistant","content":"and grown"}})"
-                                    "\n");
+  rewrite_in_place(sub + "/agent-w1.jsonl", R"({"type":"user","uuid":"watch-s1","parentUuid":null,"isSidechain":true,"agentId":"w1","sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:01:00.000Z","message":{"role":"user","content":"a subagent rewritten in place"}})"
+                                          "\n"
+                                          R"({"type":"assistant","uuid":"watch-s1b","parentUuid":"watch-s1","isSidechain":true,"agentId":"w1","sessionId":"aaaaaaaa-0000-4000-8000-00000000f001","timestamp":"2026-11-05T11:01:30.000Z","message":{"role":"assistant","content":"and grown"}})"
+                                          "\n");
   step("a subagent transcript rewritten in place and grown", "full", 4);
   CHECK(keyword_sessions(s.idx, "session").count("aaaaaaaa-0000-4000-8000-00000000f001"));
 
