@@ -4,8 +4,10 @@
 # `index --full` per variant) over HOME's Claude projects tree, and the one-thread feed_order program.
 #   bench/experiments/index_variants.sh HOME [ROUNDS] [VARIANTS...]
 # HOME holds .claude/projects (bench/gen_corpus.py --out HOME/.claude/projects --mb 500 --seed 1).
-# Variants: OSEARCH_PROTO values (0 = unchanged, 1-7 as the patch's comment says) or run:N for the
-# shard threads' run size (OSEARCH_RUN). Default: 0 1 2 4 5 6 run:256.
+# Variants: OSEARCH_PROTO values (0 = unchanged, 1-7 as the patch's comment says), run:N for the
+# shard threads' run size (OSEARCH_RUN), or P:N for both. Default: 0 1 2 4 5 6 run:256.
+# PATCH=bench/experiments/coarse_docs.patch measures coarse documents instead (variants 0, 8, 9, 9:16;
+# a fresh SCRATCH for it, since the worktree keeps the patch it was made with).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 repo=$(cd "$here/../.." && pwd)
@@ -18,7 +20,7 @@ scratch=${SCRATCH:-/tmp/osearch-variants}
 
 if [ ! -d "$scratch/src" ]; then
   git -C "$repo" worktree add --detach "$scratch/src" HEAD
-  git -C "$scratch/src" apply "$here/index_variants.patch"
+  git -C "$scratch/src" apply "${PATCH:-$here/index_variants.patch}"
 fi
 cmake -S "$scratch/src" -B "$scratch/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$scratch/build" -j2 --target osearch >/dev/null
@@ -33,10 +35,10 @@ for r in $(seq "$rounds"); do
   py=$(echo "$e - $s" | bc)
   for v in "${variants[@]}"; do
     rm -rf "$scratch/idx"; mkdir -p "$scratch/idx"
-    proto=0; run=16
-    case $v in run:*) run=${v#run:} ;; *) proto=$v ;; esac
+    proto=0; run=
+    case $v in run:*) run=${v#run:} ;; *:*) proto=${v%%:*}; run=${v#*:} ;; *) proto=$v ;; esac
     s=$(date +%s.%N)
-    OSEARCH_PROTO=$proto OSEARCH_RUN=$run HOME=$home OSEARCH_INDEX="$scratch/idx" \
+    env OSEARCH_PROTO=$proto ${run:+OSEARCH_RUN=$run} HOME=$home OSEARCH_INDEX="$scratch/idx" \
       /usr/bin/time -f "%U %S %M" -o "$scratch/time" "$bin" index --full --quiet >/dev/null
     e=$(date +%s.%N)
     read -r user sys rss < "$scratch/time"
