@@ -1,7 +1,8 @@
 // A transcript rewritten in place (same inode, no rename) and grown past the stored offset is not an
 // append: pi's SessionManager migrates an older session file so (writeFileSync over it, the entries
 // given ids). The bytes before the offset tell (FileState::tail_crc): the file is read whole again,
-// as a clean build would read it. An append keeps them, and still reads only its new bytes.
+// as a clean build would read it. An append keeps them, and still reads only its new bytes. A file
+// whose mtime moved without growing was changed in place wherever: it is read whole too.
 #include "tests/index_fixture.h"
 
 #include "engine/store/codec.h"
@@ -85,6 +86,26 @@ TEST_CASE("index: a file rewritten in place and grown is read whole again; an ap
     CHECK(s.new_messages == 6);
     CHECK(keyword_sessions(idx, "walrusold").empty());
     CHECK(keyword_sessions(idx, "narwhalxx") == std::set<std::string>{sid});
+    CHECK_SAME_INDEX(idx, clean_fp());
+  }
+
+  SECTION("the same size, one word changed far before the end (past the tail the state keeps)") {
+    std::string same = read_file(f);
+    const size_t first = same.find("walrusold");
+    REQUIRE(first < same.size() / 2);
+    same.replace(first, 9, "narwhalxx");
+    rewrite_in_place(f, same);
+    const IndexSummary s = index_tree(idx, src);
+    CHECK(s.bytes_read == same.size());
+    CHECK(keyword_sessions(idx, "narwhalxx") == std::set<std::string>{sid});
+    CHECK_SAME_INDEX(idx, clean_fp());
+  }
+
+  SECTION("touched, its bytes the same: read whole, and the index is as before") {
+    rewrite_in_place(f, read_file(f));
+    const IndexSummary s = index_tree(idx, src);
+    CHECK(s.bytes_read == file_size(f));
+    CHECK(session_messages(idx, sid).size() == 6);
     CHECK_SAME_INDEX(idx, clean_fp());
   }
 

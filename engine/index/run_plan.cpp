@@ -39,8 +39,17 @@ bool read_again_whole(const SourceFile& f, const FileStateView& was) {
   // A compressed rollout's offset counts decompressed bytes: only its own size can show a shrink.
   const bool shrunk = f.path.ends_with(".zst") ? f.size < was.size : f.size < was.offset;
   if (was.deleted || was.dev != f.dev || was.ino != f.ino || shrunk) return true;
-  // Grown or touched in place: an append keeps the bytes before the offset, a rewrite does not.
-  return (f.size != was.size || f.mtime_ns != was.mtime_ns) && !tail_unchanged(f, was);
+  if (f.mtime_ns == was.mtime_ns && f.size == was.size) return false;
+  // Touched without growing. The writers only append (their mtime moves with their size), so bytes
+  // changed in place may lie anywhere before the offset, past what the tail shows: a same-length
+  // redaction, a sync tool writing the file over. It is read whole. Not omp's session file, whose
+  // writer rewrites its title slot so and whose slot is read again on its own; a compressed rollout's
+  // offset counts decompressed bytes; a workflow run and Codex's session index are read whole anyway.
+  if (f.size == was.size && !head_rewritten_in_place(f.kind) && !f.path.ends_with(".zst") &&
+      f.kind != SourceKind::ClaudeWorkflowRun && f.kind != SourceKind::CodexSessionIndex)
+    return true;
+  // Grown: an append keeps the bytes before the offset, a rewrite does not.
+  return !tail_unchanged(f, was);
 }
 
 std::vector<WorkItem> plan_work(const std::vector<const SourceFile*>& to_plan, const StoredStates& states,

@@ -29,8 +29,8 @@ struct WorkItem {
 };
 
 // Whether `f`, whose stored state is `was`, must be read again whole: replaced (another file now, or
-// deleted before), shrunk, or rewritten in place (the bytes before its offset changed). Its session
-// is then read again whole, every file of it.
+// deleted before), shrunk, rewritten in place (the bytes before its offset changed), or touched
+// without growing. Its session is then read again whole, every file of it.
 bool read_again_whole(const SourceFile& f, const FileStateView& was);
 
 // The planned files that changed since their stored states, each with the state to read on from
