@@ -136,10 +136,8 @@ std::vector<std::string> fingerprint(const std::string& idx) {
     for (bool ok = cur.first(); ok; ok = cur.next()) {
       auto s = SessionRec::decode(cur.value());
       REQUIRE(s.has_value());
-      std::vector<std::string> sorted_models = s->models;  // a set: its order is not specified
-      std::sort(sorted_models.begin(), sorted_models.end());
-      std::string models;
-      for (const auto& m : sorted_models) models += m + ",";
+      std::string models;  // (kept sorted: index_misc_test)
+      for (const auto& m : s->models) models += m + ",";
       // Titles on lines of their own, so a title difference is reported apart from the records.
       fp.push_back("TITLE " + s->id + " title=" + s->title() + " summary=" + s->summary_title);
       fp.push_back("S " + s->id + " project=" + s->project + " path=" + s->jsonl_path +

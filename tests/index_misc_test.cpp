@@ -351,3 +351,29 @@ TEST_CASE("index: test helper run_process captures output and exit status withou
   CHECK(v.exit_code == 0);
   CHECK_FALSE(v.out.empty());
 }
+
+TEST_CASE("index: a session's models are listed in one order whichever of its files was read first", "[index]") {
+  // Read in the order the files came, they were listed in that order: a refresh that met the
+  // subagent's transcript first answered otherwise than a clean build.
+  TempDir tmp("models");
+  const std::string src = tmp / "src", idx = tmp / "idx", ref = tmp / "ref";
+  const std::string sid = "0de15a11-0000-4000-8000-000000000001";
+  const auto with_model = [](std::string line, const std::string& model) {
+    line.replace(line.find("claude-test"), 11, model);
+    return line;
+  };
+  write_file(src + "/-w-proj/" + sid + "/subagents/agent-a1b2c3d.jsonl",
+             with_model(assistant_line(sid, "m-agent", "from the agent", "msg-agent", 1, 1), "zeta-model"));
+  index_tree(idx, src);
+  write_file(src + "/-w-proj/" + sid + ".jsonl",
+             user_line(sid, "m-user", "a prompt") +
+                 with_model(assistant_line(sid, "m-main", "from the main thread", "msg-main", 1, 1), "alpha-model"));
+  index_tree(idx, src);
+  index_tree(ref, src);
+  for (const std::string& index : {idx, ref}) {
+    const RunResult r = run_osearch({"--index", index, "--format", "json", "list", "--no-refresh"});
+    INFO(index << ": " << r.out << r.err);
+    REQUIRE(r.exit_code == 0);
+    CHECK(r.out.find(R"("models":["alpha-model","zeta-model"])") != std::string::npos);
+  }
+}

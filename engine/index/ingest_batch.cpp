@@ -250,9 +250,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     // Agents other than Claude name no project dir: the project is the cwd's slug, as Claude's is.
     if (s.project.empty() && !s.project_path.empty()) s.project = project_slug(s.project_path);
   }
-  if (!m.model.empty() && m.model != "<synthetic>" &&
-      std::find(s.models.begin(), s.models.end(), m.model) == s.models.end())
-    s.models.push_back(m.model);
+  if (!m.model.empty() && m.model != "<synthetic>") s.add_model(m.model);
   if (s.first_prompt.empty() && r.role == Role::User && r.content_type == ContentType::Text && !r.is_meta &&
       !r.is_sidechain && m.prompt_offset < m.text.size() &&
       m.text.find_first_not_of(" \t\r\n", m.prompt_offset) != std::string::npos)

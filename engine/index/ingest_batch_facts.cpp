@@ -21,8 +21,7 @@ void IngestBatch::apply_fact(TouchedSession& ts, const SessionFact& f) {
     case SessionFact::Kind::Summary: break;  // resolved through its leaf uuid
     case SessionFact::Kind::Usage: {
       count_fact_usage(s, f);
-      if (!f.text.empty() && std::find(s.models.begin(), s.models.end(), f.text) == s.models.end())
-        s.models.push_back(f.text);
+      if (!f.text.empty()) s.add_model(f.text);
       break;
     }
   }

@@ -80,7 +80,7 @@ TokenUsage IngestBatch::count_message_usage(SessionRec& s, MessageRec& r, const 
     if (!adv.usage.any()) continue;
     const std::string id = (r.api_message_id.empty() ? r.key : r.api_message_id) + ":advisor:" + std::to_string(i);
     added.add(count_usage(s, pair_key(s.id, id), nullptr, r.timestamp_ms, adv.model, adv.usage));
-    if (std::find(s.models.begin(), s.models.end(), adv.model) == s.models.end()) s.models.push_back(adv.model);
+    s.add_model(adv.model);
   }
   return added;
 }

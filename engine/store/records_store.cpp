@@ -123,6 +123,7 @@ std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
   r.source_deleted = d.b();
   uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) r.models.emplace_back(d.str());
+  std::sort(r.models.begin(), r.models.end());  // (written in the order read before they were kept sorted)
   r.tokens = decode_usage(d);
   if (version >= 2) r.full_id = std::string(d.str());
   if (version >= 3) {

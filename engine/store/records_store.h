@@ -1,6 +1,7 @@
 // Stored record types (LMDB values) and their key layouts. See docs/ARCHITECTURE.md for the map.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,8 +47,13 @@ struct SessionRec {
   uint64_t subagent_count = 0;
   bool has_main = false;
   bool source_deleted = false;
-  std::vector<std::string> models;
+  std::vector<std::string> models;  // sorted: the same whichever of the session's files was read first
   TokenUsage tokens;
+
+  void add_model(std::string_view model) {
+    if (std::find(models.begin(), models.end(), model) == models.end())
+      models.emplace(std::lower_bound(models.begin(), models.end(), model), model);
+  }
 
   // Titles the session had before (a rename, a newer generated title), oldest first: searchable
   // like the title, so a word once in a title is still found.
