@@ -377,3 +377,47 @@ TEST_CASE("index: a session's models are listed in one order whichever of its fi
     CHECK(r.out.find(R"("models":["alpha-model","zeta-model"])") != std::string::npos);
   }
 }
+
+TEST_CASE("index: a session without a main transcript is named and placed the same whichever agent file came first", "[index]") {
+  // Its facts came from the agent file read last: a refresh that met the files in another order than
+  // a clean build answered with another path, branch and cwd.
+  TempDir tmp("agents-only");
+  const std::string src = tmp / "src", idx = tmp / "idx", ref = tmp / "ref";
+  const std::string sid = "0de15a11-0000-4000-8000-000000000002";
+  const auto agent_line = [&](const std::string& uuid, const std::string& ts, const std::string& branch,
+                              const std::string& cwd) {
+    std::string line = user_line(sid, uuid, "an agent's prompt", ts, R"("agentId":"a1",)");
+    line.replace(line.find(R"("isSidechain":false)"), 19, R"("isSidechain":true)");
+    line.replace(line.find(R"("cwd":"/w/proj")"), 15, R"("cwd":")" + cwd + "\"");
+    line.replace(line.find(R"("gitBranch":"main")"), 18, R"("gitBranch":")" + branch + "\"");
+    return line;
+  };
+  // The earliest message is in two files at once (the first path names the session); the latest
+  // names the branch and cwd.
+  const std::string early_z = src + "/-w-proj/agent-zz.jsonl", early_a = src + "/-w-proj/agent-aa.jsonl";
+  const std::string late = src + "/-w-proj/agent-mm.jsonl";
+  write_file(late, agent_line("u-late", "2026-03-01T10:05:00.000Z", "late-branch", "/w/proj/late"));
+  index_tree(idx, src);
+  write_file(early_z, agent_line("u-z", "2026-03-01T10:00:00.000Z", "early-branch", "/w/proj/early"));
+  index_tree(idx, src);
+  write_file(early_a, agent_line("u-a", "2026-03-01T10:00:00.000Z", "early-branch", "/w/proj/early"));
+  index_tree(idx, src);
+  index_tree(ref, src);
+  for (const std::string& index : {idx, ref}) {
+    const SessionRec s = all_sessions(index).at(sid);
+    INFO(index);
+    CHECK(s.jsonl_path == early_a);
+    CHECK(s.git_branch == "late-branch");
+    CHECK(s.cwd == "/w/proj/late");
+    CHECK(s.project_path == "/w/proj/early");
+  }
+  // Its main transcript, once there, names and places it.
+  append_file(src + "/-w-proj/" + sid + ".jsonl", user_line(sid, "u-main", "the main prompt", "2026-03-01T09:00:00.000Z"));
+  index_tree(idx, src);
+  const SessionRec s = all_sessions(idx).at(sid);
+  CHECK(s.jsonl_path == src + "/-w-proj/" + sid + ".jsonl");
+  CHECK(s.project_path == "/w/proj");
+  const std::string ref2 = tmp / "ref2";
+  index_tree(ref2, src);
+  CHECK_SAME_INDEX(idx, fingerprint(ref2));
+}

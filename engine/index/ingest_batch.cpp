@@ -203,11 +203,19 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   }
   TouchedSession& ts = touch_session(sid, file);
   SessionRec& s = ts.rec;
-  if (!is_subagent_kind(file.kind)) {
+  // Until a session has a main transcript, its facts come from its agents' files, met in whatever
+  // order the runs met them: as in a transcript read in order, the earliest message names the file
+  // (of two as early, the first path) and the project path, and the latest the branch, version and cwd.
+  const bool from_main = !is_subagent_kind(file.kind);
+  const bool earliest = m.timestamp_ms > 0 && (s.started_at == 0 || m.timestamp_ms < s.started_at);
+  const bool latest = m.timestamp_ms >= s.ended_at;
+  if (from_main) {
+    if (!s.has_main) s.project_path.clear();  // an agent's (a worktree's) stood in until now
     s.has_main = true;
     s.jsonl_path = file.path;
     s.source_deleted = false;
-  } else if (s.jsonl_path.empty()) {
+  } else if (!s.has_main && (s.jsonl_path.empty() || earliest ||
+                              (m.timestamp_ms == s.started_at && file.path < s.jsonl_path))) {
     s.jsonl_path = file.path;  // orphan session: its subagent file stands in for the transcript
   }
 
@@ -240,12 +248,13 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     if (s.started_at == 0 || m.timestamp_ms < s.started_at) s.started_at = m.timestamp_ms;
     if (m.timestamp_ms > s.ended_at) s.ended_at = m.timestamp_ms;
   }
-  if (!is_subagent_kind(file.kind) || !s.has_main) {
-    if (!m.git_branch.empty()) s.git_branch = m.git_branch;
-    if (!m.version.empty()) s.version = m.version;
+  if (from_main || !s.has_main) {
+    const bool last_word = from_main || latest;
+    if (!m.git_branch.empty() && last_word) s.git_branch = m.git_branch;
+    if (!m.version.empty() && last_word) s.version = m.version;
     if (!m.cwd.empty()) {
-      if (s.project_path.empty()) s.project_path = m.cwd;
-      s.cwd = m.cwd;
+      if (s.project_path.empty() || (!from_main && earliest)) s.project_path = m.cwd;
+      if (last_word) s.cwd = m.cwd;
     }
     // Agents other than Claude name no project dir: the project is the cwd's slug, as Claude's is.
     if (s.project.empty() && !s.project_path.empty()) s.project = project_slug(s.project_path);
