@@ -206,3 +206,39 @@ TEST_CASE("index: a session read again whole re-reads its omp file that holds on
   run_index(tmp / "ref", roots, IndexOptions{});
   CHECK_SAME_INDEX(idx, fingerprint(tmp / "ref"));
 }
+
+TEST_CASE("index: a pi session touched in place without growing is read whole; omp's title slot alone is read again", "[index]") {
+  TempDir tmp("pi-touched");
+  const std::string src = tmp / "sessions", idx = tmp / "idx";
+  SECTION("pi: a word changed far before the end") {
+    const std::string f =
+        src + "/--Users-badlogic-workspaces-pi-mono--/2025-11-20T23-33-50-805Z_d703a1a9-1b7b-4fb1-b512-c9738b1fe617.jsonl";
+    const std::vector<SourceRoot> roots = {{"pi", src}};
+    std::string bytes = read_file(test_data_dir() + "/pi-migration/migrated.jsonl");
+    write_file(f, bytes);
+    REQUIRE(run_index(idx, roots, IndexOptions{}).new_messages > 0);
+    const size_t at = bytes.find("horizontal");
+    REQUIRE(at < bytes.size() / 2);
+    bytes.replace(at, 10, "zorizontal");
+    rewrite_in_place(f, bytes);
+    CHECK(run_index(idx, roots, IndexOptions{}).bytes_read == bytes.size());
+    CHECK(keyword_sessions(idx, "zorizontal").size() == 1);
+    run_index(tmp / "ref", roots, IndexOptions{});
+    CHECK_SAME_INDEX(idx, fingerprint(tmp / "ref"));
+  }
+  SECTION("omp: the title slot rewritten, the file not read again whole") {
+    const std::string name = "/-work-omp-proj/2026-11-01T10-00-00-000Z_01a0b1c2-0000-7000-8000-00000000a001.jsonl";
+    const std::string f = src + name;
+    const std::vector<SourceRoot> roots = {{"omp", src}};
+    std::string bytes = read_file(test_data_dir() + "/mixed/omp/sessions" + name);
+    write_file(f, bytes);
+    REQUIRE(run_index(idx, roots, IndexOptions{}).new_messages > 0);
+    bytes.replace(bytes.find("Zebraslot title"), 15, "Quaggslot title");
+    rewrite_in_place(f, bytes);
+    CHECK(run_index(idx, roots, IndexOptions{}).bytes_read < bytes.size());
+    CHECK(keyword_sessions(idx, "quaggslot").size() == 1);
+    std::vector<std::string> titles;
+    for (const auto& [key, session] : all_sessions(idx)) titles.push_back(session.title());
+    CHECK(titles == std::vector<std::string>{"Quaggslot title"});
+  }
+}

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <string_view>
 
 #include "engine/index/drop_sessions.h"
 #include "engine/index/salvage.h"
@@ -33,6 +34,19 @@ bool tail_unchanged(const SourceFile& f, const FileStateView& was) {
          crc32c(std::string_view(bytes, static_cast<size_t>(n))) == was.tail_crc;
 }
 
+// omp's title slot (ingest/pi_family.cpp: line 1, `{"type":"title",…}` padded to 256 bytes) is the
+// one part of a transcript a writer rewrites in place. A file that cannot be read here says no (its
+// read reports it).
+bool starts_with_title_slot(const SourceFile& f) {
+  static constexpr std::string_view kSlotStart = R"({"type":"title")";
+  const int fd = ::open(f.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char head[kSlotStart.size()];
+  const ssize_t n = ::pread(fd, head, sizeof head, 0);
+  ::close(fd);
+  return n == static_cast<ssize_t>(sizeof head) && std::string_view(head, sizeof head) == kSlotStart;
+}
+
 }  // namespace
 
 bool read_again_whole(const SourceFile& f, const FileStateView& was) {
@@ -42,11 +56,12 @@ bool read_again_whole(const SourceFile& f, const FileStateView& was) {
   if (f.mtime_ns == was.mtime_ns && f.size == was.size) return false;
   // Touched without growing. The writers only append (their mtime moves with their size), so bytes
   // changed in place may lie anywhere before the offset, past what the tail shows: a same-length
-  // redaction, a sync tool writing the file over. It is read whole. Not omp's session file, whose
-  // writer rewrites its title slot so and whose slot is read again on its own; a compressed rollout's
-  // offset counts decompressed bytes; a workflow run and Codex's session index are read whole anyway.
-  if (f.size == was.size && !head_rewritten_in_place(f.kind) && !f.path.ends_with(".zst") &&
-      f.kind != SourceKind::ClaudeWorkflowRun && f.kind != SourceKind::CodexSessionIndex)
+  // redaction, a sync tool writing the file over. It is read whole. Not an omp session file that
+  // starts with a title slot: omp rewrites the slot so, and it is read again on its own. A compressed
+  // rollout's offset counts decompressed bytes; a workflow run and Codex's session index are read
+  // whole anyway.
+  if (f.size == was.size && !f.path.ends_with(".zst") && f.kind != SourceKind::ClaudeWorkflowRun &&
+      f.kind != SourceKind::CodexSessionIndex && !(head_rewritten_in_place(f.kind) && starts_with_title_slot(f)))
     return true;
   // Grown: an append keeps the bytes before the offset, a rewrite does not.
   return !tail_unchanged(f, was);
