@@ -18,7 +18,8 @@ Known differences it does not report:
   so a copy stored before the transcript came keeps its words, or the transcript's line is kept
   beside it as uuid#offset (real copies repeat the line);
 - a file rewritten in place and grown before the next refresh, the 64 bytes before its offset kept,
-  is taken for an append (docs/ARCHITECTURE.md, "Incremental rules"): each rewrite is refreshed at once;
+  is taken for an append (docs/ARCHITECTURE.md, "Incremental rules"): a refresh comes before and after
+  each rewrite;
 - an omp file that starts with a title slot has only its slot read again when touched (omp rewrites
   the slot in place, and nothing else): no text of such a file is rewritten.
 """
@@ -165,11 +166,14 @@ def main():
         for _ in range(rng.randrange(1, 6)):
             u = rng.random()
             op = tree.grow if u < 0.55 else tree.add if u < 0.75 else tree.rewrite if u < 0.85 else tree.touch
+            settle = (lambda: time.sleep(1.5)) if a.watch else (lambda: run('list'))
+            if op == tree.rewrite:  # refreshed before and after (see the docstring)
+                settle()
             what = op()
             if what:
                 log.append(what)
-            if op == tree.rewrite and what:  # (see the docstring)
-                time.sleep(1.5) if a.watch else run('list')
+            if op == tree.rewrite and what:
+                settle()
         time.sleep(rng.choice([0.0, 0.3, 1.5]) if a.watch else (2.2 if rng.random() < 0.3 else 0))
         u = rng.random()
         if u < 0.5:
