@@ -6,7 +6,8 @@
 SRC is a tree from bench/gen_corpus.py (a Claude projects dir) or bench/gen_mixed_corpus.py (its
 claude/, omp/, pi/ and codex/ roots); WORK is a scratch dir (emptied). The tree starts with some files
 cut short (mostly at a line end) and some held back; each step then grows files, adds held-back
-ones, rewrites a text in place (same size) or touches a file, and refreshes through `keyword`,
+ones, rewrites a text in place (same size), deletes a session's only file (the index must keep it,
+archived: `source_deleted`) or touches a file, and refreshes through `keyword`,
 `list` or `index` (or not at all), sometimes after the 2 s a directory's mtime needs to be trusted.
 `--watch` runs `osearch index --watch` throughout instead. `--complete` writes every file whole
 before the end. Then the index is refreshed once more and compared with `index --full` of the same
@@ -45,7 +46,7 @@ class Tree:
         self.root, self.rng = root, rng
         self.files = sorted(os.path.relpath(os.path.join(d, f), src)
                             for d, _, fs in os.walk(src) for f in fs if f.endswith('.jsonl'))
-        self.rest, self.withheld = {}, []
+        self.rest, self.withheld, self.deleted = {}, [], []
         for rel in self.files:
             data = open(os.path.join(src, rel), 'rb').read()
             u = rng.random()
@@ -113,6 +114,23 @@ class Tree:
             f.write(bytes(data))
         return f'rewrite {rel} ({flipped} letters)'
 
+    def delete(self):
+        """A session's only file removed: the index keeps the session, archived (source_deleted)."""
+        def alone(rel):
+            stem, d = rel[:-len('.jsonl')], os.path.dirname(self.path(rel))
+            # (no subagent directory, and no root agent file beside it that could name the session)
+            return not os.path.exists(self.path(stem)) and not any(
+                n.startswith('agent-') for n in os.listdir(d)) and not os.path.basename(rel).startswith('agent-')
+        cands = [r for r in self.files if r not in self.withheld and os.path.exists(self.path(r)) and alone(r)]
+        if not cands:
+            return None
+        rel = self.rng.choice(cands)
+        os.remove(self.path(rel))
+        self.files.remove(rel)
+        self.rest.pop(rel)
+        self.deleted.append(rel)
+        return f'delete {rel}'
+
     def touch(self):
         rel = self.rng.choice([r for r in self.files if r not in self.withheld])
         os.utime(self.path(rel))
@@ -165,7 +183,8 @@ def main():
     for _ in range(a.steps):
         for _ in range(rng.randrange(1, 6)):
             u = rng.random()
-            op = tree.grow if u < 0.55 else tree.add if u < 0.75 else tree.rewrite if u < 0.85 else tree.touch
+            op = (tree.grow if u < 0.55 else tree.add if u < 0.72 else tree.rewrite if u < 0.82 else
+                  tree.delete if u < 0.86 else tree.touch)
             settle = (lambda: time.sleep(1.5)) if a.watch else (lambda: run('list'))
             if op == tree.rewrite:  # refreshed before and after (see the docstring)
                 settle()
@@ -191,8 +210,9 @@ def main():
         watcher.wait()
     run('index', '--quiet')
     run('index', '--full', '--quiet', idx=idx_b)
-    bad = compare(run, idx_a, idx_b)
+    bad, archived = compare(run, idx_a, idx_b)
     print(json.dumps({'seed': a.seed, 'watch': a.watch, 'complete': a.complete, 'operations': len(log),
+                      'deleted_files': len(tree.deleted), 'archived_sessions': len(archived),
                       'differences': len(bad)}))
     if bad:
         with open(os.path.join(a.work, 'log.txt'), 'w') as f:
@@ -217,7 +237,7 @@ def compare(run, idx_a, idx_b):
         return kept, {m['uuid'] for m in t} - {k[0] for k in kept}
 
     sa, sb = sessions(idx_a), sessions(idx_b)
-    bad, tolerated, extra_copies = [], set(), set()
+    bad, tolerated, extra_copies, archived = [], set(), set(), set()
     for sid in sorted(set(sa) & set(sb)):
         (ma, xa), (mb, xb) = messages(idx_a, sid), messages(idx_b, sid)
         if ma != mb:
@@ -230,7 +250,9 @@ def compare(run, idx_a, idx_b):
         x, y = sa.get(sid), sb.get(sid)
         if x == y or sid in tolerated:
             continue
-        if x is None or y is None:
+        if y is None and x.get('source_deleted'):
+            archived.add(sid)  # its only file was deleted: kept, as the archive keeps it
+        elif x is None or y is None:
             bad.append(f'session {sid}: only in the {"fresh" if x is None else "incremental"} index')
         else:
             diff = {k: (x.get(k), y.get(k)) for k in set(x) | set(y) if x.get(k) != y.get(k)}
@@ -240,13 +262,13 @@ def compare(run, idx_a, idx_b):
         for idx in (idx_a, idx_b):
             out = json.loads(run('keyword', w, '--by', 'message', '--limit', '100000', '--no-refresh', '--include-meta',
                                  idx=idx))
-            hits.append(sorted(u for u in (r.get('message_uuid') or r['session_id'] for r in out['results'])
-                               if u not in extra_copies))
+            hits.append(sorted(r.get('message_uuid') or r['session_id'] for r in out['results']
+                               if r['session_id'] not in archived and r.get('message_uuid') not in extra_copies))
         if hits[0] != hits[1]:
             only_a, only_b = sorted(set(hits[0]) - set(hits[1])), sorted(set(hits[1]) - set(hits[0]))
             bad.append(f'keyword {w}: {len(hits[0])} against {len(hits[1])} hits; only incremental {only_a[:3]}, '
                        f'only fresh {only_b[:3]}')
-    return bad
+    return bad, archived
 
 
 if __name__ == '__main__':
