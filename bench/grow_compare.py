@@ -262,9 +262,11 @@ def compare(run, idx_a, idx_b):
         for idx in (idx_a, idx_b):
             out = json.loads(run('keyword', w, '--by', 'message', '--limit', '100000', '--no-refresh', '--include-meta',
                                  idx=idx))
+            if out['total'] > len(out['results']):  # (a page of the largest --limit: not the whole set)
+                break
             hits.append(sorted(r.get('message_uuid') or r['session_id'] for r in out['results']
                                if r['session_id'] not in archived and r.get('message_uuid') not in extra_copies))
-        if hits[0] != hits[1]:
+        if len(hits) == 2 and hits[0] != hits[1]:
             only_a, only_b = sorted(set(hits[0]) - set(hits[1])), sorted(set(hits[1]) - set(hits[0]))
             bad.append(f'keyword {w}: {len(hits[0])} against {len(hits[1])} hits; only incremental {only_a[:3]}, '
                        f'only fresh {only_b[:3]}')
