@@ -162,6 +162,7 @@ bool SessionFacets::decode(std::string_view bytes) {
   models.clear();
   const uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) models.push_back(d.str());
+  std::sort(models.begin(), models.end());  // (as SessionRec::decode: older builds wrote them as read)
   decode_usage(d);
   full_id = version >= 2 ? d.str() : std::string_view();
   titles.earlier.clear();
