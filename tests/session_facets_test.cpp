@@ -127,9 +127,10 @@ TEST_CASE("a session's facets say what its decode says, in every record version"
   // Models an older build wrote in the order it read them are viewed and decoded sorted.
   SessionRec unsorted = full_record();
   unsorted.models = {"o3", "gpt-5-codex"};
-  REQUIRE(f.decode(unsorted.encode()));
+  const std::string unsorted_bytes = unsorted.encode();  // (the facets view it)
+  REQUIRE(f.decode(unsorted_bytes));
   CHECK(std::vector<std::string>(f.models.begin(), f.models.end()) == std::vector<std::string>{"gpt-5-codex", "o3"});
-  CHECK(SessionRec::decode(unsorted.encode())->models == std::vector<std::string>{"gpt-5-codex", "o3"});
+  CHECK(SessionRec::decode(unsorted_bytes)->models == std::vector<std::string>{"gpt-5-codex", "o3"});
   // A record cut anywhere is refused by both.
   for (size_t n = 0; n < v3.size(); ++n) {
     INFO("cut at " << n);
