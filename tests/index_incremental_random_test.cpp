@@ -164,7 +164,7 @@ TEST_CASE("index: real transcripts of every agent grown in random pieces end as 
         fs::remove_all(now);
       }
     }
-    REQUIRE(rewritten.empty());
+    REQUIRE(rewritten.empty());  // (the test's own premise: the last piece put every rewrite right)
     const auto got = fingerprint(idx);
     std::string diff = fingerprint_diff(split_titles(got).second, split_titles(want).second);
     INFO("round " << round << ": records differ from a one-shot build:\n" << diff);

@@ -123,7 +123,8 @@ std::optional<SessionRec> SessionRec::decode(std::string_view bytes) {
   r.source_deleted = d.b();
   uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) r.models.emplace_back(d.str());
-  std::sort(r.models.begin(), r.models.end());  // (written in the order read before they were kept sorted)
+  // (written in the order read before they were kept sorted)
+  if (!std::is_sorted(r.models.begin(), r.models.end())) std::sort(r.models.begin(), r.models.end());
   r.tokens = decode_usage(d);
   if (version >= 2) r.full_id = std::string(d.str());
   if (version >= 3) {
@@ -162,7 +163,8 @@ bool SessionFacets::decode(std::string_view bytes) {
   models.clear();
   const uint64_t n = d.u64();
   for (uint64_t i = 0; i < n && d.ok(); ++i) models.push_back(d.str());
-  std::sort(models.begin(), models.end());  // (as SessionRec::decode: older builds wrote them as read)
+  // (as SessionRec::decode: older builds wrote them as read)
+  if (!std::is_sorted(models.begin(), models.end())) std::sort(models.begin(), models.end());
   decode_usage(d);
   full_id = version >= 2 ? d.str() : std::string_view();
   titles.earlier.clear();

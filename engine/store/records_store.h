@@ -51,8 +51,8 @@ struct SessionRec {
   TokenUsage tokens;
 
   void add_model(std::string_view model) {
-    if (std::find(models.begin(), models.end(), model) == models.end())
-      models.emplace(std::lower_bound(models.begin(), models.end(), model), model);
+    const auto at = std::lower_bound(models.begin(), models.end(), model);  // (kept sorted, decode too)
+    if (at == models.end() || *at != model) models.emplace(at, model);
   }
 
   // Titles the session had before (a rename, a newer generated title), oldest first: searchable
