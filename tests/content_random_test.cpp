@@ -12,6 +12,7 @@
 
 #include "engine/query/pcre_matcher.h"
 #include "engine/query/query.h"
+#include "tests/test_seed.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -58,7 +59,9 @@ std::string reference_expression(const std::string& pattern, bool word, bool fix
 }  // namespace
 
 TEST_CASE("content: random patterns find exactly the messages PCRE2 finds in each alone", "[content][hardening]") {
-  std::mt19937 rng(20261206);
+  const uint32_t seed = osearch_test::test_seed(20261206);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   std::vector<std::vector<std::string>> sessions(4);
   std::vector<std::pair<std::string, std::string>> texts;  // (uuid, text)
   for (size_t s = 0; s < sessions.size(); ++s)
@@ -122,7 +125,9 @@ TEST_CASE("content: random patterns by session and by message, filtered and page
   // The scan's threads count what they settle per session, hand re-read sessions' entries (their
   // superseded ones are still in the log) to the caller, scan only a few sessions' ranges, and page:
   // each must agree with PCRE2 run on every current message alone.
-  std::mt19937 rng(20261207);
+  const uint32_t seed = osearch_test::test_seed(20261207);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   struct Current {
     std::string uuid, sid, text;
     int day;

@@ -8,6 +8,7 @@
 #include "tests/synthetic_index.h"
 
 #include "engine/query/files.h"
+#include "tests/test_seed.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -32,7 +33,9 @@ struct Session {
 
 TEST_CASE("failures: random sessions and filters give each failed result newest first with what followed",
           "[files][hardening]") {
-  std::mt19937 rng(20261207);
+  const uint32_t seed = osearch_test::test_seed(20261207);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   TempDir tmp{"failures-random"};
   const std::string src = tmp / "claude";
   const std::vector<std::pair<std::string, std::string>> projects = {{"-w-alpha", "/w/alpha"}, {"-w-beta", "/w/beta"}};

@@ -10,6 +10,7 @@
 #include "tests/synthetic_index.h"
 
 #include "engine/query/files.h"
+#include "tests/test_seed.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -134,7 +135,9 @@ struct Corpus {
 }  // namespace
 
 TEST_CASE("files: random paths and filters give the calls that name the file, oldest first", "[files][hardening]") {
-  Corpus corpus(20261207);
+  const uint32_t seed = osearch_test::test_seed(20261207);
+  INFO("seed " << seed);
+  Corpus corpus(seed);
   std::mt19937& rng = corpus.rng;
   std::vector<Call>& calls = corpus.calls;
   const std::vector<std::string>& sids = corpus.sids;

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "tests/index_fixture.h"
+#include "tests/test_seed.h"
 
 namespace {
 
@@ -90,7 +91,9 @@ TEST_CASE("index: real transcripts of every agent grown in random pieces end as 
   // The grown files live where the reference's did: file tags and stored paths come from the path.
   std::vector<SourceRoot> roots;
   for (const auto& [kind, unused] : root_of) roots.push_back({kind, tmp / ("tree/" + kind)});
-  std::mt19937 rng(20261207);
+  const uint32_t seed = osearch_test::test_seed(20261207);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   // Rounds 0 and 1 run the full plan after each piece; 2 and 3 refresh as a query does (the quick
   // check, every directory's mtime settled in the past so that its record is trusted), and round 3
   // also rewrites files in place now and then (rewrite_lines), put right by the next piece's

@@ -10,6 +10,7 @@
 #include "tests/synthetic_index.h"
 
 #include "engine/query/memories.h"
+#include "tests/test_seed.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -131,7 +132,9 @@ Filters filters(size_t limit, size_t offset, bool since_day_two, const std::vect
 }  // namespace
 
 TEST_CASE("keyword: random queries find exactly the messages and sessions the words say", "[keyword][hardening]") {
-  std::mt19937 rng(20261207);
+  const uint32_t seed = osearch_test::test_seed(20261207);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   std::vector<WordsMessage> all;
   std::vector<std::vector<std::string>> first(30);
   for (size_t s = 0; s < first.size(); ++s) {

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "tests/synthetic_index.h"
+#include "tests/test_seed.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -37,7 +38,9 @@ std::string lines_of(const Session& s, size_t from) {
 }  // namespace
 
 TEST_CASE("list: random filters and pages give the sessions their times say, newest first", "[list][hardening]") {
-  std::mt19937 rng(20261208);
+  const uint32_t seed = osearch_test::test_seed(20261208);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   TempDir tmp{"list-random"};
   const std::string src = tmp / "claude", idx = tmp / "index";
   const std::vector<std::pair<std::string, std::string>> projects = {

@@ -13,6 +13,7 @@
 #include "engine/query/orient.h"
 #include "engine/query/stats.h"
 #include "engine/store/usage_agg.h"
+#include "tests/test_seed.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -57,7 +58,9 @@ int64_t ms_of(int second) { return (static_cast<int64_t>(20513) * 86400 + second
 
 TEST_CASE("stats: random sessions written over several runs sum as the lines the index read", "[stats][hardening]") {
   REQUIRE(iso_second(0) == "2026-03-01T00:00:00.000Z");
-  std::mt19937 rng(20261207);
+  const uint32_t seed = osearch_test::test_seed(20261207);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   TempDir tmp{"stats-random"};
   const std::string src = tmp / "claude", idx = tmp / "index";
   const std::vector<std::pair<std::string, std::string>> projects = {{"-w-alpha", "/w/alpha"}, {"-w-beta", "/w/beta"}};

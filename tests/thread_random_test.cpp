@@ -6,6 +6,7 @@
 #include "tests/synthetic_index.h"
 
 #include "engine/query/thread.h"
+#include "tests/test_seed.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -20,7 +21,9 @@ struct ThreadLine {
 }  // namespace
 
 TEST_CASE("thread: random pages and windows give the session's visible messages in order", "[thread][hardening]") {
-  std::mt19937 rng(20261207);
+  const uint32_t seed = osearch_test::test_seed(20261207);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   TempDir tmp{"thread-random"};
   const std::string src = tmp / "claude";
   std::vector<std::string> sids;

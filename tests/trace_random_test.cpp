@@ -8,6 +8,7 @@
 #include "tests/synthetic_index.h"
 
 #include "engine/query/thread.h"
+#include "tests/test_seed.h"
 
 using namespace osearch;
 using namespace osearch_test;
@@ -77,7 +78,9 @@ ExpectedChain walk_links(const std::map<std::string, const TraceLine*>& by_uuid,
 }  // namespace
 
 TEST_CASE("trace: random chains through compaction boundaries and progress lines, read in pieces", "[thread][hardening]") {
-  std::mt19937 rng(20261207);
+  const uint32_t seed = osearch_test::test_seed(20261207);
+  INFO("seed " << seed);
+  std::mt19937 rng(seed);
   TempDir tmp{"trace-random"};
   const std::string src = tmp / "claude";
   std::vector<std::string> sids;
