@@ -69,6 +69,7 @@ TEST_CASE("list: random filters and pages give the sessions their times say, new
   // away (its session stays, archived).
   for (int k = 0; k < 8; ++k) {
     Session& s = sessions[rng() % sessions.size()];
+    if (&s == &sessions[7]) continue;  // (its file goes away before the run could read what it gained)
     const size_t before = s.minutes.size();
     s.minutes.push_back(fresh_minute(20 * 1440, 25 * 1440));
     append_file(src + "/" + s.slug + "/" + s.sid + ".jsonl", lines_of(s, before));

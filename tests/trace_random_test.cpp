@@ -144,7 +144,8 @@ TEST_CASE("trace: random chains through compaction boundaries and progress lines
       missing += want.end == ChainEnd::MissingParent;
     }
   }
-  CHECK(walked > 150);
-  CHECK(logical > 20);
-  CHECK(missing > 5);
+  // (The draw reached each kind of step: bounds that hold for other seeds too, OSEARCH_TEST_SEED.)
+  CHECK(walked > 80);
+  CHECK(logical > 5);
+  CHECK(missing > 0);
 }
