@@ -159,6 +159,14 @@ TEST_CASE("index: real transcripts of every agent grown in random pieces end as 
         auto records = [](const std::string& index) {
           std::vector<std::string> out = split_titles(fingerprint(index)).second;
           std::erase_if(out, [](const std::string& line) { return line.starts_with("X title "); });
+          // Nor, for a session without its main transcript, the titles that transcript's slot gave
+          // before its header came: they wait for that file's next change, across runs
+          // (docs/ARCHITECTURE.md, "Incremental rules"). Seen with OSEARCH_TEST_SEED=51.
+          for (std::string& line : out) {
+            const size_t custom = line.find(" custom="), last = line.find(" last=", custom);
+            if (line.starts_with("S ") && line.find(" main=0 ") != std::string::npos && last != std::string::npos)
+              line.replace(custom, last - custom, " (titles)");
+          }
           return out;
         };
         const std::string diff = fingerprint_diff(records(idx), records(now));
