@@ -230,6 +230,41 @@ TEST_CASE("export/import: a round trip answers list, thread, keyword, content an
   }
 }
 
+TEST_CASE("export/import: stats count failed results as the source index did, one without a tool use id too",
+          "[archive]") {
+  // A result naming no tool use (a denial in a real fixture) is listed by `failures` but counted by
+  // no tool: the ingest counts a failure once per tool use id. The import rebuilt the aggregates
+  // from the records and counted it under "" (found by a round trip over the shared corpus).
+  TempDir tmp("archive-noid");
+  const std::string src = tmp / "src", idx = tmp / "idx", sid = "5e55a0b1-0000-4000-8000-000000000001";
+  const std::string file = src + "/-w-proj/" + sid + ".jsonl";
+  auto result = [&](const std::string& uuid, const std::string& id_field, const std::string& ts) {
+    return R"({"parentUuid":null,"isSidechain":false,"type":"user","cwd":"/w/proj","sessionId":")" + sid +
+           R"(","message":{"role":"user","content":[{"type":"tool_result",)" + id_field +
+           R"("content":"denied","is_error":true}]},"uuid":")" + uuid + R"(","timestamp":")" + ts + "\"}\n";
+  };
+  write_file(file, user_line(sid, "u1", "run the build") +
+                       R"({"parentUuid":null,"isSidechain":false,"type":"assistant","cwd":"/w/proj","sessionId":")" + sid +
+                       R"(","message":{"id":"msg_1","model":"claude-test","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}]},"uuid":"a1","timestamp":"2026-03-01T10:00:01.000Z"})"
+                       "\n" +
+                       result("r1", R"("tool_use_id":"toolu_1",)", "2026-03-01T10:00:02.000Z") +
+                       result("r2", "", "2026-03-01T10:00:03.000Z"));
+  index_tree(idx, src);
+  fs::remove(file);
+  index_tree(idx, src);
+  TempDir other("archive-noid-b");
+  const std::string b = other / "idx", empty_src = other / "src";
+  fs::create_directories(empty_src);
+  REQUIRE(import_into(b, empty_src, export_of(idx)).imported == 1);
+  const std::vector<std::vector<std::string>> commands = {
+      {"stats", "tools"}, {"stats", "daily"}, {"stats", "tools", "--by", "session"}, {"failures"}};
+  for (const auto& args : commands) {
+    INFO(args.front() << " " << args.back());
+    CHECK(answer(idx, args) == answer(b, args));
+  }
+  CHECK(answer(b, {"failures"}).find(R"("total":2)") != std::string::npos);
+}
+
 TEST_CASE("export/import: the CLI writes JSONL to stdout and imports from stdin", "[archive]") {
   Archived a;
   RunResult e = run_osearch({"--index", a.idx, "--no-refresh", "export", "--sessions"});
