@@ -12,7 +12,8 @@ archived: `source_deleted`) or touches a file, and refreshes through `keyword`,
 `--watch` runs `osearch index --watch` throughout instead. `--complete` writes every file whole
 before the end. Then the index is refreshed once more and compared with `index --full` of the same
 files: every session's `list` record, every session's `thread` (uuid, role, type and text of each
-message), and `keyword --by message` for ten common words. Prints one JSON line; exit 1 on a difference.
+message), `keyword --by message` for ten common words, `stats tokens` and `stats tools` by session, and
+every `failures` and `subagents` row. Prints one JSON line; exit 1 on a difference.
 
 Known differences it does not report:
 - gen_corpus.py rewords a subagent's prompt in its transcript but not in the parent's progress copy,
@@ -270,6 +271,25 @@ def compare(run, idx_a, idx_b):
             only_a, only_b = sorted(set(hits[0]) - set(hits[1])), sorted(set(hits[1]) - set(hits[0]))
             bad.append(f'keyword {w}: {len(hits[0])} against {len(hits[1])} hits; only incremental {only_a[:3]}, '
                        f'only fresh {only_b[:3]}')
+    # The aggregates `stats` reads (merged batch by batch, rebuilt on a re-read) and the lists of
+    # failed calls and subagents, session by session.
+    skip = archived | tolerated
+
+    def answer(idx, *args):
+        return json.loads(run(*args, '--limit', '100000', '--no-refresh', idx=idx))
+
+    for args in (('stats', 'tokens', '--by', 'session'), ('stats', 'tools', '--by', 'session')):
+        ra, rb = ({r['session']: r for r in answer(idx, *args)['rows']} for idx in (idx_a, idx_b))
+        for sid in sorted((set(ra) | set(rb)) - skip):
+            if ra.get(sid) != rb.get(sid):
+                bad.append(f'{" ".join(args)} {sid}: {json.dumps(ra.get(sid))[:300]} against {json.dumps(rb.get(sid))[:300]}')
+    for args in (('failures',), ('subagents',)):
+        la, lb = (sorted(json.dumps(r, sort_keys=True) for r in answer(idx, *args)['results'] if r['session_id'] not in skip)
+                  for idx in (idx_a, idx_b))
+        if la != lb:
+            only_a, only_b = sorted(set(la) - set(lb)), sorted(set(lb) - set(la))
+            bad.append(f'{args[0]}: {len(la)} against {len(lb)}; only incremental {[x[:300] for x in only_a[:2]]}, '
+                       f'only fresh {[x[:300] for x in only_b[:2]]}')
     return bad, archived
 
 
