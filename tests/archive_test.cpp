@@ -232,9 +232,9 @@ TEST_CASE("export/import: a round trip answers list, thread, keyword, content an
 
 TEST_CASE("export/import: stats count failed results as the source index did, one without a tool use id too",
           "[archive]") {
-  // A result naming no tool use (a denial in a real fixture) is listed by `failures` but counted by
-  // no tool: the ingest counts a failure once per tool use id. The import rebuilt the aggregates
-  // from the records and counted it under "" (found by a round trip over the shared corpus).
+  // A result naming no tool use (a denial in a fixture of the shared corpus) is counted by no tool:
+  // the ingest counts a failure once per tool use id. The import rebuilt the aggregates from the
+  // records and counted it under "" (found by a round trip over the shared corpus).
   TempDir tmp("archive-noid");
   const std::string src = tmp / "src", idx = tmp / "idx", sid = "5e55a0b1-0000-4000-8000-000000000001";
   const std::string file = src + "/-w-proj/" + sid + ".jsonl";
@@ -248,7 +248,7 @@ TEST_CASE("export/import: stats count failed results as the source index did, on
                        R"(","message":{"id":"msg_1","model":"claude-test","role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Bash","input":{"command":"make"}}]},"uuid":"a1","timestamp":"2026-03-01T10:00:01.000Z"})"
                        "\n" +
                        result("r1", R"("tool_use_id":"toolu_1",)", "2026-03-01T10:00:02.000Z") +
-                       result("r2", "", "2026-03-01T10:00:03.000Z"));
+                       result("r2", "", "2026-03-01T10:00:03.000Z") + result("r3", "", "2026-03-01T10:00:04.000Z"));
   index_tree(idx, src);
   fs::remove(file);
   index_tree(idx, src);
@@ -262,7 +262,13 @@ TEST_CASE("export/import: stats count failed results as the source index did, on
     INFO(args.front() << " " << args.back());
     CHECK(answer(idx, args) == answer(b, args));
   }
-  CHECK(answer(b, {"failures"}).find(R"("total":2)") != std::string::npos);
+  // The results without an id answer no call: `failures` lists the one failed call, and each of the
+  // two stays a message of its own (their records had shared one key, so both showed the last).
+  CHECK(answer(idx, {"failures"}).find(R"("total":1)") != std::string::npos);
+  const std::string thread = answer(idx, {"thread", sid});
+  CHECK(thread.find(R"("uuid":"r2")") != std::string::npos);
+  CHECK(thread.find(R"("uuid":"r3")") != std::string::npos);
+  CHECK(thread.find(R"("tool_use_id":"")") == std::string::npos);
 }
 
 TEST_CASE("export/import: the CLI writes JSONL to stdout and imports from stdin", "[archive]") {

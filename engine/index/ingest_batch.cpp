@@ -274,7 +274,12 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
     } else if (auto v = reader().get(store_.db().tool_calls, tk)) {
       if (auto tc = ToolCallRec::decode(*v)) pm.tool_names.push_back(tc->name);
     }
-    r.tool_call_ids.push_back(res.tool_use_id);
+    // A result that names no tool use answers no call, and its record would be keyed by the session
+    // alone: a second such result replaced the first, whose message `failures` and `thread` then
+    // showed with the other's text. It stays a message (its text searchable), like a call without an
+    // id, which is not recorded either.
+    const bool answers_a_call = !res.tool_use_id.empty();
+    if (answers_a_call) r.tool_call_ids.push_back(res.tool_use_id);
     count_tool_result(sid, res, r.timestamp_ms);
     ToolResultRec tr;
     tr.tool_use_id = std::move(res.tool_use_id);
@@ -294,7 +299,7 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
       sa.duration_ms = m.spawned_duration_ms;
       sa.total_tokens = m.spawned_total_tokens;
     }
-    tool_results_.push_back(std::move(tr));
+    if (answers_a_call) tool_results_.push_back(std::move(tr));
   }
   if (file.kind == SourceKind::ClaudeWorkflowAgent && !file.workflow_run.empty()) {
     WorkflowAgentRec& wa = touch_workflow_agent(sid, file.workflow_run, file.agent_id);
