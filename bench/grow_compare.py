@@ -13,7 +13,8 @@ archived: `source_deleted`) or touches a file, and refreshes through `keyword`,
 before the end. Then the index is refreshed once more and compared with `index --full` of the same
 files: every session's `list` record, every session's `thread` (uuid, role, type and text of each
 message), `keyword --by message` for ten common words, `stats tokens` and `stats tools` by session, and
-every `failures` and `subagents` row. Prints one JSON line; exit 1 on a difference.
+every `failures` and `subagents` row, `files` for 15 of the paths calls touched, and `context` and `trace`
+for 3 messages of 20 sessions. Prints one JSON line; exit 1 on a difference.
 
 Known differences it does not report:
 - gen_corpus.py rewords a subagent's prompt in its transcript but not in the parent's progress copy,
@@ -290,6 +291,25 @@ def compare(run, idx_a, idx_b):
             only_a, only_b = sorted(set(la) - set(lb)), sorted(set(lb) - set(la))
             bad.append(f'{args[0]}: {len(la)} against {len(lb)}; only incremental {[x[:300] for x in only_a[:2]]}, '
                        f'only fresh {[x[:300] for x in only_b[:2]]}')
+    # The files calls touched (a sample of the paths), and the chain of a sample of messages.
+    rng = random.Random(len(sa))
+    paths = sorted(r['file'] for r in answer(idx_b, 'stats', 'files')['rows'])
+    for path in rng.sample(paths, min(15, len(paths))):
+        fa, fb = (sorted(json.dumps(r, sort_keys=True) for r in answer(idx, 'files', path)['results']
+                         if r['session_id'] not in skip) for idx in (idx_a, idx_b))
+        if fa != fb:
+            bad.append(f'files {path}: {len(fa)} against {len(fb)}')
+    sample = rng.sample(sorted(set(sa) & set(sb) - skip), min(20, len(set(sa) & set(sb) - skip)))
+    for sid in sample:
+        kept, _ = messages(idx_b, sid)
+        for uuid in [k[0] for k in rng.sample(kept, min(3, len(kept)))]:
+            for cmd in ('context', 'trace'):
+                ca, cb = (json.loads(run(cmd, uuid, '--session', sid, '--no-refresh', idx=idx)) for idx in (idx_a, idx_b))
+                for c in (ca, cb):
+                    c.pop('took_ms', None)
+                    c.pop('index', None)
+                if ca != cb:
+                    bad.append(f'{cmd} {uuid} in {sid}: {json.dumps(ca)[:200]} against {json.dumps(cb)[:200]}')
     return bad, archived
 
 
