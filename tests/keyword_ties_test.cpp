@@ -124,3 +124,47 @@ TEST_CASE("search: keyword ties rank newest first on every page, a session by it
     }
   }
 }
+
+TEST_CASE("search: keyword --sort oldest|newest puts messages of one time in the session's own order",
+          "[search][ties]") {
+  // A Codex rollout stamps whole seconds, and a streamed reply's chunks share one time: such
+  // messages went by relevance, which moves with the collection's statistics (a re-read, a
+  // compaction), so the same query listed them in another order after a refresh. Here the later
+  // lines score higher: by relevance they would come first.
+  TempDir tmp("ties-time");
+  const std::string src = tmp / "src", idx = tmp / "idx";
+  const std::string sid = "bbbbbbbb-0000-4000-8000-000000000001", other = "bbbbbbbb-0000-4000-8000-000000000002";
+  const std::string t = "2026-03-01T10:00:00.000Z";
+  write_file(src + "/-w-proj/" + sid + ".jsonl",
+             user_line(sid, "m1", "a long message that names the sought word once among many other words", t) +
+                 user_line(sid, "m2", "sought word here", t) + user_line(sid, "m3", "sought sought", t) +
+                 user_line(sid, "m4", "sought", "2026-03-01T10:00:01.000Z"));
+  write_file(src + "/-w-proj/" + other + ".jsonl", user_line(other, "n1", "sought again", "2026-03-01T09:00:00.000Z"));
+  index_tree(idx, src);
+  IndexReader reader(idx);
+  auto uuids = [&](const std::string& sort, bool by_message, FilterArgs args = {}) {
+    KeywordOptions o;
+    o.sort = sort;
+    o.by_message = by_message;
+    std::vector<std::string> out;
+    for (const Hit& h : run_keyword(reader, "sought", parse_filters(args, 0, 20), o).hits)
+      out.push_back(h.message ? h.message->uuid : "title");
+    return out;
+  };
+  CHECK(uuids("oldest", true) == std::vector<std::string>{"n1", "m1", "m2", "m3", "m4"});
+  CHECK(uuids("newest", true) == std::vector<std::string>{"m4", "m3", "m2", "m1", "n1"});
+  // By session, the oldest (newest) message stands for it. A title document carries the session's
+  // last time and no line, so it comes first of its time when oldest (the other session's one
+  // message is its title) and last when newest.
+  CHECK(uuids("oldest", false) == std::vector<std::string>{"title", "m1"});
+  CHECK(uuids("newest", false) == std::vector<std::string>{"m4", "n1"});
+  // --until is exclusive and --since inclusive at the millisecond, the line after the time or not.
+  FilterArgs until;
+  until.until = "2026-03-01T10:00:00.001Z";
+  CHECK(uuids("oldest", true, until) == std::vector<std::string>{"n1", "m1", "m2", "m3"});
+  until.until = t;
+  CHECK(uuids("oldest", true, until) == std::vector<std::string>{"n1"});
+  FilterArgs since;
+  since.since = t;
+  CHECK(uuids("oldest", true, since) == std::vector<std::string>{"m1", "m2", "m3", "m4"});
+}

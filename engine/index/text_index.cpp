@@ -44,6 +44,16 @@ std::string time_value(int64_t ms) {
   return v;
 }
 
+std::string time_line_value(int64_t ms, std::string_view message_key) {
+  std::string v = time_value(ms);
+  const size_t z = message_key.find('\0');
+  if (z == std::string_view::npos) return v;
+  const std::string_view tail = message_key.substr(z + 1);
+  return tail.size() == v.size() + 12 && tail.starts_with(v) ? std::string(tail) : v;
+}
+
+std::string time_value_end(int64_t ms) { return time_value(ms) + std::string(12, '\xff'); }
+
 std::string epoch_value(uint32_t epoch) {
   std::string v;
   put_be32(v, epoch);
@@ -114,7 +124,7 @@ Xapian::Document DocBuilder::message(const MessageDoc& d) {
   if (m.hidden_by_default()) doc.add_boolean_term(std::string(prefix::kHidden));
   uuid_term_ = message_uuid_term(m.uuid);
   doc.add_boolean_term(uuid_term_);
-  doc.add_value(kSlotTime, time_value(m.timestamp_ms));
+  doc.add_value(kSlotTime, time_line_value(m.timestamp_ms, m.key));
   doc.add_value(kSlotSession, session_number_value(d.session_number));
   doc.add_value(kSlotKey, m.key);
   if (d.epoch) doc.add_value(kSlotEpoch, epoch_value(d.epoch));

@@ -50,7 +50,7 @@ inline constexpr std::string_view kNoPositions = "XNOPOS";  // indexed without p
 inline constexpr std::string_view kMessageUuid = "XU";  // the message's uuid: finds it without its session
 }  // namespace prefix
 
-inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms)
+inline constexpr Xapian::valueno kSlotTime = 0;     // be64(sortable ms); a message's also its line (time_line_value)
 inline constexpr Xapian::valueno kSlotSession = 1;  // the session's number (engine/store/session_numbers.h): the collapse key
 inline constexpr Xapian::valueno kSlotKey = 2;      // LMDB message key ("" for title docs)
 inline constexpr Xapian::valueno kSlotEpoch = 3;    // session epoch, absent while it is 0
@@ -98,6 +98,13 @@ bool wants_positions(const MessageRec& m);
 // The term that finds a message by its uuid (as stored: bounded).
 inline std::string message_uuid_term(std::string_view uuid) { return boolean_term(prefix::kMessageUuid, uuid); }
 std::string time_value(int64_t ms);
+// A message document's time value: its time, then its line, be32(file tag) be64(offset) (the message
+// key's tail after the session id), so that messages of one time sort in the session's own order
+// under --sort newest|oldest. Ties went by relevance, whose statistics move with every refresh and
+// compaction. An index of older builds keeps the bare time on its documents until they are built again.
+std::string time_line_value(int64_t ms, std::string_view message_key);
+// The greatest time value of `ms`, a line's included: the inclusive end of a time range.
+std::string time_value_end(int64_t ms);
 
 // Session ids of the message documents whose uuid term is `uuid` (as stored: bounded), each once
 // (read from their message key: no session number to look up).

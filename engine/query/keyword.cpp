@@ -47,7 +47,7 @@ Xapian::Query apply_filters(Xapian::Query q, const Filters& f) {
   if (!f.agents.empty()) filters.push_back(or_terms(prefix::kAgent, f.agents));
   if (f.since_ms || f.until_ms) {
     std::string lo = time_value(f.since_ms.value_or(INT64_MIN));
-    std::string hi = time_value(f.until_ms ? *f.until_ms - 1 : INT64_MAX);
+    std::string hi = time_value_end(f.until_ms ? *f.until_ms - 1 : INT64_MAX);  // (a message's line after its time)
     filters.emplace_back(Xapian::Query::OP_VALUE_RANGE, kSlotTime, lo, hi);
   }
   for (auto& flt : filters) q = Xapian::Query(Xapian::Query::OP_FILTER, q, flt);
