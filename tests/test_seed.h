@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <cstdlib>
-#include <string>
 
 namespace osearch_test {
 
