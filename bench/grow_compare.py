@@ -236,12 +236,15 @@ def compare(run, idx_a, idx_b):
             return (m['uuid'], m['role'], m['content_type'], None if copy else m.get('text'))
         t = json.loads(run('thread', sid, '--no-refresh', '--include-meta', idx=idx))['messages']
         kept = [norm(m) for m in t if not (m.get('is_sidechain') and '#' in m['uuid'])]
-        return kept, {m['uuid'] for m in t} - {k[0] for k in kept}
+        prompts = {m['uuid']: m.get('text') for m in t if m.get('is_sidechain') and m['role'] == 'user'}
+        return kept, {m['uuid'] for m in t} - {k[0] for k in kept}, prompts
 
     sa, sb = sessions(idx_a), sessions(idx_b)
     bad, tolerated, extra_copies, archived = [], set(), set(), set()
     for sid in sorted(set(sa) & set(sb)):
-        (ma, xa), (mb, xb) = messages(idx_a, sid), messages(idx_b, sid)
+        (ma, xa, pa), (mb, xb, pb) = messages(idx_a, sid), messages(idx_b, sid)
+        # A prompt whose copy kept other words is left out of the word comparisons below too.
+        extra_copies |= {u for u, text in pa.items() if pb.get(u, text) != text}
         if ma != mb:
             first = next((i for i, (x, y) in enumerate(zip(ma, mb)) if x != y), min(len(ma), len(mb)))
             bad.append(f'thread {sid}: {len(ma)} against {len(mb)} messages, the first difference at {first}')
@@ -301,7 +304,7 @@ def compare(run, idx_a, idx_b):
             bad.append(f'files {path}: {len(fa)} against {len(fb)}')
     sample = rng.sample(sorted(set(sa) & set(sb) - skip), min(20, len(set(sa) & set(sb) - skip)))
     for sid in sample:
-        kept, _ = messages(idx_b, sid)
+        kept = messages(idx_b, sid)[0]
         for uuid in [k[0] for k in rng.sample(kept, min(3, len(kept)))]:
             for cmd in ('context', 'trace'):
                 ca, cb = (json.loads(run(cmd, uuid, '--session', sid, '--no-refresh', idx=idx)) for idx in (idx_a, idx_b))
