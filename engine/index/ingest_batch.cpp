@@ -267,19 +267,21 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
 
   record_tool_calls(sid, m, r.key, r.timestamp_ms, s, &pm);
   for (auto& res : m.tool_results) {
-    // The result carries its call's tool name, so --tool and tool: find outputs too.
-    std::string tk = pair_key(sid, res.tool_use_id);
-    if (auto it = tool_names_.find(tk); it != tool_names_.end()) {
-      pm.tool_names.push_back(it->second);
-    } else if (auto v = reader().get(store_.db().tool_calls, tk)) {
-      if (auto tc = ToolCallRec::decode(*v)) pm.tool_names.push_back(tc->name);
-    }
     // A result that names no tool use answers no call, and its record would be keyed by the session
     // alone: a second such result replaced the first, whose message `failures` and `thread` then
     // showed with the other's text. It stays a message (its text searchable), like a call without an
     // id, which is not recorded either.
     const bool answers_a_call = !res.tool_use_id.empty();
-    if (answers_a_call) r.tool_call_ids.push_back(res.tool_use_id);
+    if (answers_a_call) {
+      // The result carries its call's tool name, so --tool and tool: find outputs too.
+      std::string tk = pair_key(sid, res.tool_use_id);
+      if (auto it = tool_names_.find(tk); it != tool_names_.end()) {
+        pm.tool_names.push_back(it->second);
+      } else if (auto v = reader().get(store_.db().tool_calls, tk)) {
+        if (auto tc = ToolCallRec::decode(*v)) pm.tool_names.push_back(tc->name);
+      }
+      r.tool_call_ids.push_back(res.tool_use_id);
+    }
     count_tool_result(sid, res, r.timestamp_ms);
     ToolResultRec tr;
     tr.tool_use_id = std::move(res.tool_use_id);

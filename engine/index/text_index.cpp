@@ -44,15 +44,20 @@ std::string time_value(int64_t ms) {
   return v;
 }
 
+namespace {
+constexpr size_t kLineBytes = 12;  // be32(file tag) be64(line offset): a message key's end (message_key)
+}  // namespace
+
 std::string time_line_value(int64_t ms, std::string_view message_key) {
   std::string v = time_value(ms);
-  const size_t z = message_key.find('\0');
-  if (z == std::string_view::npos) return v;
-  const std::string_view tail = message_key.substr(z + 1);
-  return tail.size() == v.size() + 12 && tail.starts_with(v) ? std::string(tail) : v;
+  if (const std::optional<std::string_view> sid = session_in_message_key(message_key)) {
+    const std::string_view tail = message_key.substr(sid->size() + 1);  // time, file tag, line offset
+    if (tail.size() == v.size() + kLineBytes && tail.starts_with(v)) return std::string(tail);
+  }
+  return v;
 }
 
-std::string time_value_end(int64_t ms) { return time_value(ms) + std::string(12, '\xff'); }
+std::string time_value_end(int64_t ms) { return time_value(ms) + std::string(kLineBytes, '\xff'); }
 
 std::string epoch_value(uint32_t epoch) {
   std::string v;

@@ -192,7 +192,7 @@ void rebuild_session_aggregates(LmdbTxn& txn, const Dbis& db, const std::string&
     for (bool ok = cur.seek(pfx); ok && cur.key().substr(0, pfx.size()) == pfx; ok = cur.next()) {
       auto tr = ToolResultRec::decode(cur.value());
       // As the ingest counts (IngestBatch::count_tool_result): once per tool use id, so never a
-      // result that names none.
+      // result that names none (only records of older builds, or exported by them, hold one).
       if (!tr || !tr->is_error || tr->tool_use_id.empty()) continue;
       if (auto it = calls.find(tr->tool_use_id); it != calls.end())
         d.add_tool(sid, it->second.second, it->second.first, 0, 1);
