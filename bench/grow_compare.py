@@ -241,8 +241,10 @@ def compare(run, idx_a, idx_b):
 
     sa, sb = sessions(idx_a), sessions(idx_b)
     bad, tolerated, extra_copies, archived = [], set(), set(), set()
+    fresh_threads = {}  # (kept for the sample of chains below)
     for sid in sorted(set(sa) & set(sb)):
         (ma, xa, pa), (mb, xb, pb) = messages(idx_a, sid), messages(idx_b, sid)
+        fresh_threads[sid] = mb
         # A prompt whose copy kept other words is left out of the word comparisons below too.
         extra_copies |= {u for u, text in pa.items() if pb.get(u, text) != text}
         if ma != mb:
@@ -262,11 +264,13 @@ def compare(run, idx_a, idx_b):
         else:
             diff = {k: (x.get(k), y.get(k)) for k in set(x) | set(y) if x.get(k) != y.get(k)}
             bad.append(f'session {sid}: {json.dumps(diff)[:400]}')
+    def answer(idx, *args):
+        return json.loads(run(*args, '--limit', '100000', '--no-refresh', idx=idx))
+
     for w in WORDS:
         hits = []
         for idx in (idx_a, idx_b):
-            out = json.loads(run('keyword', w, '--by', 'message', '--limit', '100000', '--no-refresh', '--include-meta',
-                                 idx=idx))
+            out = answer(idx, 'keyword', w, '--by', 'message', '--include-meta')
             if out['total'] > len(out['results']):  # (a page of the largest --limit: not the whole set)
                 break
             hits.append(sorted(r.get('message_uuid') or r['session_id'] for r in out['results']
@@ -278,10 +282,6 @@ def compare(run, idx_a, idx_b):
     # The aggregates `stats` reads (merged batch by batch, rebuilt on a re-read) and the lists of
     # failed calls and subagents, session by session.
     skip = archived | tolerated
-
-    def answer(idx, *args):
-        return json.loads(run(*args, '--limit', '100000', '--no-refresh', idx=idx))
-
     for args in (('stats', 'tokens', '--by', 'session'), ('stats', 'tools', '--by', 'session')):
         ra, rb = ({r['session']: r for r in answer(idx, *args)['rows']} for idx in (idx_a, idx_b))
         for sid in sorted((set(ra) | set(rb)) - skip):
@@ -304,7 +304,7 @@ def compare(run, idx_a, idx_b):
             bad.append(f'files {path}: {len(fa)} against {len(fb)}')
     sample = rng.sample(sorted(set(sa) & set(sb) - skip), min(20, len(set(sa) & set(sb) - skip)))
     for sid in sample:
-        kept = messages(idx_b, sid)[0]
+        kept = fresh_threads[sid]
         for uuid in [k[0] for k in rng.sample(kept, min(3, len(kept)))]:
             for cmd in ('context', 'trace'):
                 ca, cb = (json.loads(run(cmd, uuid, '--session', sid, '--no-refresh', idx=idx)) for idx in (idx_a, idx_b))
