@@ -19,10 +19,15 @@ namespace {
 
 // Words with shared prefixes (ember/embers, cedar/cedars), drawn with falling frequencies.
 const char* const kWords[] = {"amber", "birch", "cedar", "cedars", "dune", "ember", "embers", "fjord", "grove", "heath"};
+// Words of one character: the indexer gives each a position but no term, so a phrase through one
+// ("amber a birch") has a gap, which any such word fills.
+const char* const kShortWords[] = {"a", "x"};
+bool is_short(const std::string& w) { return w.size() == 1; }
 
 std::vector<std::string> random_words(std::mt19937& rng) {
   std::vector<std::string> words;
   for (size_t n = 1 + rng() % 6; n > 0; --n) {
+    if (rng() % 5 == 0) words.emplace_back(kShortWords[rng() % std::size(kShortWords)]);
     // index k with weight ~ 1/(k+1)
     size_t k = 0;
     for (double u = std::uniform_real_distribution<double>(0, 2.93)(rng); k + 1 < std::size(kWords); ++k) {
@@ -49,7 +54,24 @@ struct WordsMessage {
 // A query as the user types it, and what it means for one message's words.
 struct RandomQuery {
   enum Kind { Word, And, Or, Not, Phrase, Prefix, NotPhrase } kind = Word;
-  std::vector<std::string> terms;
+  std::vector<std::string> terms;  // a phrase's words last: two, or three with a short one between
+
+  // Whether words[i..] start with the phrase terms[from..]: a short word of it stands for any short
+  // word in a message, and for any word in a memory (whose positions alone are checked).
+  bool phrase_at(const std::vector<std::string>& words, size_t i, size_t from, bool memory) const {
+    if (i + terms.size() - from > words.size()) return false;
+    for (size_t k = from; k < terms.size(); ++k, ++i)
+      if (!(words[i] == terms[k] || (is_short(terms[k]) && (memory || is_short(words[i]))))) return false;
+    return true;
+  }
+  bool has_phrase(const std::vector<std::string>& words, size_t from, bool memory) const {
+    for (size_t i = 0; i < words.size(); ++i)
+      if (phrase_at(words, i, from, memory)) return true;
+    return false;
+  }
+  std::string phrase_text(size_t from) const {
+    return "\"" + joined(std::vector<std::string>(terms.begin() + static_cast<std::ptrdiff_t>(from), terms.end())) + "\"";
+  }
 
   std::string text() const {
     switch (kind) {
@@ -57,30 +79,23 @@ struct RandomQuery {
       case And: return joined(terms);
       case Or: return terms[0] + " OR " + terms[1];
       case Not: return terms[0] + " -" + terms[1];
-      case Phrase: return "\"" + terms[0] + " " + terms[1] + "\"";
+      case Phrase: return phrase_text(0);
       case Prefix: return terms[0] + "*";
-      case NotPhrase: return terms[0] + " -\"" + terms[1] + " " + terms[2] + "\"";
+      case NotPhrase: return terms[0] + " -" + phrase_text(1);
     }
     return "";
   }
-  bool matches(const std::vector<std::string>& words) const {
+  bool matches(const std::vector<std::string>& words, bool memory = false) const {
     const auto has = [&](const std::string& t) { return std::find(words.begin(), words.end(), t) != words.end(); };
     switch (kind) {
       case Word: return has(terms[0]);
       case And: return std::all_of(terms.begin(), terms.end(), has);
       case Or: return has(terms[0]) || has(terms[1]);
       case Not: return has(terms[0]) && !has(terms[1]);
-      case Phrase:
-        for (size_t i = 0; i + 1 < words.size(); ++i)
-          if (words[i] == terms[0] && words[i + 1] == terms[1]) return true;
-        return false;
+      case Phrase: return has_phrase(words, 0, memory);
       case Prefix:
         return std::any_of(words.begin(), words.end(), [&](const std::string& w) { return w.starts_with(terms[0]); });
-      case NotPhrase:
-        if (!has(terms[0])) return false;
-        for (size_t i = 0; i + 1 < words.size(); ++i)
-          if (words[i] == terms[1] && words[i + 1] == terms[2]) return false;
-        return true;
+      case NotPhrase: return has(terms[0]) && !has_phrase(words, 1, memory);
     }
     return false;
   }
@@ -97,6 +112,8 @@ RandomQuery random_query(std::mt19937& rng) {
     case RandomQuery::NotPhrase: q.terms = {word(), word(), word()}; break;
     default: q.terms = {word(), word()};
   }
+  if ((q.kind == RandomQuery::Phrase || q.kind == RandomQuery::NotPhrase) && rng() % 3 == 0)
+    q.terms.insert(q.terms.end() - 1, kShortWords[rng() % std::size(kShortWords)]);
   return q;
 }
 
@@ -201,7 +218,7 @@ TEST_CASE("keyword: random queries find exactly the messages and sessions the wo
         ++expected_sessions[m.sid];
       }
     for (const Memo& m : memos)
-      if ((sessions.empty() || (!m.sid.empty() && named(m.sid))) && q.matches(m.words)) {
+      if ((sessions.empty() || (!m.sid.empty() && named(m.sid))) && q.matches(m.words, true)) {
         expected_messages.insert("memory " + m.id);
         expected_sessions["memory " + m.id] = 0;
       }

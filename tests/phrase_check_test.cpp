@@ -3,7 +3,9 @@
 // word) must answer as tokenizing the whole text does; a keyword query must count only messages holding the
 // phrase, whatever their kind.
 #include <filesystem>
+#include <map>
 #include <random>
+#include <set>
 
 #include <simdjson.h>
 
@@ -41,6 +43,72 @@ TEST_CASE("phrase check: the ASCII path answers as tokenizing the whole text", "
 }
 
 namespace {
+// The model: every positional term of `text` by position, and whether the phrase's words stand at
+// start + offset with no term at a gap's position, for some start.
+bool holds_by_model(std::string_view text, const QueryPhrase& p) {
+  std::map<uint32_t, std::set<std::string>> at;
+  Tokenizer tokenizer;
+  tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind k) {
+    if (is_positional(k)) at[pos].emplace(t);
+  });
+  for (const auto& [start, terms] : at) {
+    bool holds = true;
+    for (uint32_t o = 0, k = 0; holds && o < p.span(); ++o) {
+      const auto it = at.find(start + o);
+      if (k < p.terms.size() && p.offsets[k] == o) holds = it != at.end() && it->second.contains(p.terms[k++]);
+      else holds = it == at.end();  // a gap: a word that gave no term, or nothing at all
+    }
+    if (holds) return true;
+  }
+  return false;
+}
+}  // namespace
+
+TEST_CASE("phrase check: a phrase with gaps (words of one character) is found where its words stand",
+          "[keyword][phrase]") {
+  // "create a new file" is create@0 new@2 file@3: the query parser keeps the gap the indexer left,
+  // and both paths must place the words there, with no term in the gap ("create the new file").
+  PhraseScratch scratch;
+  const QueryPhrase create_a_new_file({"create", "new", "file"}, {0, 2, 3});
+  for (const char* text : {"please create a new file now", "Create a NEW file", "create x new file", "create\na new-file",
+                           "so: create 4 new file."}) {
+    INFO(text);
+    CHECK(holds_phrase_tokenized(text, create_a_new_file, scratch));
+    CHECK(holds_phrase(text, PreparedPhrase(create_a_new_file), scratch));
+  }
+  for (const char* text : {"create the new file", "create new file", "create a  brand new file", "create a new",
+                           "create a 漢 new file", "create a new files"}) {
+    INFO(text);
+    CHECK_FALSE(holds_phrase_tokenized(text, create_a_new_file, scratch));
+    CHECK_FALSE(holds_phrase(text, PreparedPhrase(create_a_new_file), scratch));
+  }
+  // Random texts and gapped phrases: both paths answer as the model does.
+  std::mt19937 rng(20261208);
+  const std::vector<std::string> words = {"error", "handling", "test", "x", "a", "I", "4", std::string(70, 'q'), "file",
+                                          "not", "ErrorHandling", "of"};
+  const std::vector<std::string> seps = {" ", "\n", ". ", "-", "'", "/", " — ", "→", " 漢 ", "👍", "é"};
+  int found = 0;
+  for (int round = 0; round < 20000; ++round) {
+    std::string text;
+    for (size_t n = rng() % 30; n > 0; --n) text += words[rng() % words.size()] + seps[rng() % (round % 2 ? seps.size() : 6)];
+    std::vector<std::string> terms;
+    std::vector<uint32_t> offsets;
+    for (uint32_t o = 0, n = 2 + rng() % 3; terms.size() < n; ++o) {
+      if (!terms.empty() && rng() % 3 == 0) continue;  // a gap
+      terms.push_back(search_form(words[rng() % 3 == 0 ? 9 + rng() % 3 : rng() % 3]));
+      offsets.push_back(o);
+    }
+    const QueryPhrase phrase(terms, offsets);
+    INFO("text [" << text << "] phrase of " << terms.size() << " over " << phrase.span());
+    const bool model = holds_by_model(text, phrase);
+    CHECK(holds_phrase_tokenized(text, phrase, scratch) == model);
+    CHECK(holds_phrase(text, PreparedPhrase(phrase), scratch) == model);
+    found += model;
+  }
+  CHECK(found > 200);
+}
+
+namespace {
 void phrase_texts_of(simdjson::dom::element e, std::vector<std::string>& out) {
   std::string_view s;
   if (e.get(s) == simdjson::SUCCESS) {
@@ -73,17 +141,28 @@ TEST_CASE("phrase check: on the strings of real transcripts, as tokenizing the w
   for (int round = 0; round < 20000; ++round) {
     const std::string& text = texts[rng() % texts.size()];
     const std::string& from = rng() % 4 == 0 ? texts[rng() % texts.size()] : text;
+    // The words and positions as the indexer places them: a word of one character leaves a gap.
     std::vector<std::string> words;
-    tokenizer.run(from, [&](std::string_view w, uint32_t, TermKind k) {
-      if (is_positional(k) && words.size() < 2000) words.emplace_back(w);
+    std::vector<uint32_t> positions;
+    uint32_t last = UINT32_MAX;
+    tokenizer.run(from, [&](std::string_view w, uint32_t pos, TermKind k) {
+      if (is_positional(k) && words.size() < 2000 && pos != last) {
+        words.emplace_back(w);
+        positions.push_back(pos);
+        last = pos;
+      }
     });
     if (words.size() < 3) continue;
-    const size_t at = rng() % (words.size() - 2);
-    const std::vector<std::string> phrase(words.begin() + static_cast<std::ptrdiff_t>(at),
-                                          words.begin() + static_cast<std::ptrdiff_t>(at + 2 + rng() % 2));
-    INFO("text [" << text << "] phrase " << phrase[0] << " " << phrase[1]);
+    const size_t at = rng() % (words.size() - 2), n = 2 + rng() % 2;
+    std::vector<uint32_t> offsets;
+    for (size_t k = at; k < at + n; ++k) offsets.push_back(positions[k] - positions[at]);
+    const QueryPhrase phrase(std::vector<std::string>(words.begin() + static_cast<std::ptrdiff_t>(at),
+                                                      words.begin() + static_cast<std::ptrdiff_t>(at + n)),
+                             offsets);
+    INFO("text [" << text << "] phrase " << phrase.terms[0] << " " << phrase.terms[1] << " over " << phrase.span());
     const bool whole = holds_phrase_tokenized(text, phrase, scratch);
     CHECK(holds_phrase(text, PreparedPhrase(phrase), scratch) == whole);
+    if (&from == &text) CHECK(whole);  // a phrase taken from a text is found in it
     ++checks;
     found += whole;
   }
@@ -122,4 +201,38 @@ TEST_CASE("keyword: a phrase in tool output and thinking matches only where its 
   const QueryResult loose = run_keyword(reader, "\"zorblax quuxify\" OR together", limit_filters(50), o);
   CHECK(loose.loose_phrases);
   CHECK_FALSE(run_keyword(reader, "\"zorblax quuxify\"", limit_filters(50), o).loose_phrases);
+}
+
+TEST_CASE("keyword: a phrase with a word of one character is found in prose, tool output and thinking",
+          "[keyword][phrase]") {
+  // The indexer gives "a" (and "4", and a word over 64 bytes) a position but no term; the query's
+  // phrase keeps that gap. Before, its words had to stand side by side, so "create a new file"
+  // matched nothing anywhere, and a negated one excluded nothing.
+  SyntheticIndex ix({{"opening remarks", "please create a new file now", "x", "so create a new file here", "x", "x",
+                      "create the new file"},
+                     {"opening remarks", "create the new file", "x", "create new file", "x", "x", "I will create a new file"},
+                     {"opening remarks", "claude-sonnet-4-5-20250929 answered", "x", "nothing", "x", "x", "create new file"},
+                     {"create the new file", "and a new file"}},  // (its title, and no message with the phrase)
+                    3);
+  IndexReader reader(ix.idx);
+  const auto ids = [&](const std::string& q, bool by_message = true) {
+    KeywordOptions o;
+    o.by_message = by_message;
+    const QueryResult r = run_keyword(reader, q, limit_filters(50), o);
+    std::vector<std::string> out;
+    for (const Hit& h : r.hits) out.push_back(by_message ? h.message->uuid : h.session.id.substr(0, 8));
+    std::sort(out.begin(), out.end());
+    CHECK(r.total == out.size());
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(ids("\"create a new file\"") == V{"u-0-1", "u-0-3", "u-1-6"});
+  // By session, titles too: session 3's title "create the new file" is not the phrase.
+  CHECK(ids("\"create a new file\"", false) == V{"00000000", "00000001"});
+  CHECK(ids("\"create the new file\"", false) == V{"00000000", "00000001", "00000003"});
+  CHECK(ids("\"a new file\"") == ids("\"new file\""));  // (nothing stands before the phrase's first word)
+  CHECK(ids("\"create the new file\"") == V{"u-0-6", "u-1-1", "u-3-0"});
+  CHECK(ids("\"claude-sonnet-4-5-20250929\"") == V{"u-2-1"});  // create@0 sonnet@1 20250929@4
+  // Negated: the messages holding the phrase are left out, in prose too; "create new file" is not it.
+  CHECK(ids("file -\"create a new file\"") == V{"u-0-6", "u-1-1", "u-1-3", "u-2-6", "u-3-0", "u-3-1"});
 }

@@ -36,7 +36,8 @@ class HitDecider : public Xapian::MatchDecider {
  public:
   // `scope` may be null: epochs only (and memories pass). A scope that filters nothing is not kept,
   // so no match decodes its session value for it.
-  // `phrases` (may be null): the query's phrases, checked on messages without positions.
+  // `phrases` (may be null): the query's phrases, checked on messages without positions (and on
+  // every document for a phrase with gaps).
   HitDecider(const SessionScope* scope, const DocumentEpochs& epochs, const IndexReader* reader = nullptr,
              const Filters* filters = nullptr, const PhraseCheck* phrases = nullptr)
       : scope_(scope && scope->active() ? scope : nullptr), epochs_(epochs), reader_(reader), filters_(filters),
@@ -58,8 +59,10 @@ class HitDecider : public Xapian::MatchDecider {
   template <class GetDocument>
   bool accepts(const std::string& session, GetDocument&& doc) const {
     if (!number_of_session_value(session)) {
-      if (std::string id = doc().get_value(kSlotMemory); !id.empty())
-        return !reader_ || !filters_ || memory_passes(*reader_, *filters_, id);
+      if (std::string id = doc().get_value(kSlotMemory); !id.empty()) {
+        if (reader_ && filters_ && !memory_passes(*reader_, *filters_, id)) return false;
+        return !phrases_ || phrases_->holds(doc());  // (a phrase with gaps: its words' positions)
+      }
     }
     if (epochs_.find(session) && !is_live(doc(), session, epochs_)) return false;
     if (scope_ && !scope_->allows(session)) return false;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "engine/index/memory_index.h"
 #include "engine/index/term_counter.h"
 #include "engine/index/text_index.h"
 #include "engine/query/literal_filter.h"
@@ -73,30 +74,48 @@ bool no_word_outside_ascii(std::string_view text) {
 
 }  // namespace
 
-bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch) {
+bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, PhraseScratch& scratch) {
+  const std::vector<std::string>& terms = phrase.terms;
+  const std::vector<uint32_t>& offsets = phrase.offsets;
   const size_t n = terms.size();
   if (n == 0) return true;
-  // before[i]: terms[0..i] stand at the positions ending one before the current one; now[i]: ending
-  // at the current one (several terms may share a position: an emoji sequence and its symbols).
-  std::vector<char>& before = scratch.before;
-  std::vector<char>& now = scratch.now;
-  before.assign(n, 0);
-  now.assign(n, 0);
+  // One position at a time (several terms share one: an emoji sequence and its symbols): `here[k]`
+  // whether word k stands there; `open` holds the matches under way, each its start and how many
+  // words stood in place.
+  auto& open = scratch.open;
+  auto& here = scratch.here;
+  open.clear();
+  here.assign(n, 0);
   uint32_t at = 0;
   bool started = false, found = false;
+  const auto settle = [&] {
+    size_t kept = 0;
+    for (size_t j = 0; j < open.size(); ++j) {
+      const auto [start, k] = open[j];
+      // Before its word's position `at` is a gap holding a term; past it, that position held none.
+      if (at != start + offsets[k] || !here[k]) continue;
+      if (k + 1 == n) found = true;
+      open[kept++] = {start, k + 1};
+    }
+    open.resize(kept);
+    if (!found && here[0]) {
+      if (n == 1) found = true;
+      open.emplace_back(at, 1);
+    }
+  };
   scratch.tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) {
     if (found || !is_positional(kind)) return;
-    if (!started || pos != at) {
-      if (started && pos == at + 1) before.swap(now);
-      else std::fill(before.begin(), before.end(), 0);
-      std::fill(now.begin(), now.end(), 0);
-      at = pos;
-      started = true;
+    if (started && pos != at) {
+      settle();
+      std::fill(here.begin(), here.end(), 0);
+      if (found) return;
     }
-    for (size_t i = 0; i < n; ++i)
-      if ((i == 0 || before[i - 1]) && terms[i] == t) now[i] = 1;
-    found = now[n - 1] != 0;
+    at = pos;
+    started = true;
+    for (size_t k = 0; k < n; ++k)
+      if (terms[k] == t) here[k] = 1;
   });
+  if (started && !found) settle();
   return found;
 }
 
@@ -110,7 +129,10 @@ bool is_ascii_word_term(std::string_view t) {
 
 }  // namespace
 
-PreparedPhrase::PreparedPhrase(std::vector<std::string> words) : terms(std::move(words)) {
+PreparedPhrase::PreparedPhrase(QueryPhrase words) : phrase(std::move(words)) {
+  const std::vector<std::string>& terms = phrase.terms;
+  slots.assign(phrase.span(), kGap);
+  for (size_t k = 0; k < terms.size(); ++k) slots[phrase.offsets[k]] = k;
   ascii_words = !terms.empty() && std::all_of(terms.begin(), terms.end(), [](const std::string& t) {
     return is_ascii_word_term(t);
   });
@@ -126,7 +148,7 @@ namespace {
 // copy); f(at, end) returns whether to go on.
 template <typename F>
 void for_each_anchor(std::string_view text, std::string_view lower, const PreparedPhrase& p, F&& f) {
-  const std::string& term = p.terms[p.anchor];
+  const std::string& term = p.phrase.terms[p.anchor];
   for (size_t from = 0; from + term.size() <= lower.size();) {
     size_t at;
     if (p.anchor_filter) {
@@ -148,34 +170,40 @@ void for_each_anchor(std::string_view text, std::string_view lower, const Prepar
 }  // namespace
 
 bool holds_phrase(std::string_view text, const PreparedPhrase& p, PhraseScratch& scratch) {
-  const std::vector<std::string>& terms = p.terms;
+  const std::vector<std::string>& terms = p.phrase.terms;
   if (terms.empty()) return true;
-  if (!p.ascii_words) return holds_phrase_tokenized(text, terms, scratch);
+  if (!p.ascii_words) return holds_phrase_tokenized(text, p.phrase, scratch);
   const bool other_bytes = lower_ascii_copy(text, scratch.lower);
-  if (other_bytes && !no_word_outside_ascii(text)) return holds_phrase_tokenized(text, terms, scratch);
+  if (other_bytes && !no_word_outside_ascii(text)) return holds_phrase_tokenized(text, p.phrase, scratch);
   // Words of ASCII alone: the tokenizer gives each maximal run of word bytes one position, in order,
-  // and its term is the run lower-cased; between two runs only a CJK character or a symbol takes a
-  // position (engine/index/tokenizer.h). So the phrase stands where its words are consecutive runs
-  // with no such character between them: around each place its anchor word stands as a whole run,
-  // the runs before and after it are compared with the other words. No tokenization.
+  // and its term is the run lower-cased (none for a run of one byte or over kMaxWordBytes: a gap's
+  // run); between two runs only a CJK character or a symbol takes a position
+  // (engine/index/tokenizer.h). So the phrase stands where its positions are consecutive runs with
+  // no such character between them: around each place its anchor word stands as a whole run, the
+  // runs before and after it are compared with the other words. No tokenization.
   const std::string_view lower = scratch.lower;
-  const size_t n = terms.size();
+  const auto run_fits = [&](size_t slot, size_t b, size_t e) {
+    if (e == b) return false;
+    if (p.slots[slot] == PreparedPhrase::kGap) return e - b == 1 || e - b > kMaxWordBytes;
+    return lower.substr(b, e - b) == terms[p.slots[slot]];
+  };
+  const size_t anchor_at = p.phrase.offsets[p.anchor], span = p.slots.size();
   bool found = false;
   for_each_anchor(text, lower, p, [&](size_t at, size_t end) {
     bool holds = true;
-    for (size_t i = p.anchor, b = at; holds && i-- > 0;) {  // the runs before, nearest first
+    for (size_t s = anchor_at, b = at; holds && s-- > 0;) {  // the runs before, nearest first
       const size_t gap_end = b;
       while (b > 0 && !is_word_byte(text[b - 1])) --b;
       const size_t e = b;
       while (b > 0 && is_word_byte(text[b - 1])) --b;
-      holds = e > b && lower.substr(b, e - b) == terms[i] && !(other_bytes && has_positioned_character(text, e, gap_end));
+      holds = run_fits(s, b, e) && !(other_bytes && has_positioned_character(text, e, gap_end));
     }
-    for (size_t i = p.anchor + 1, e = end; holds && i < n; ++i) {  // the runs after
+    for (size_t s = anchor_at + 1, e = end; holds && s < span; ++s) {  // the runs after
       const size_t gap = e;
       while (e < text.size() && !is_word_byte(text[e])) ++e;
       const size_t b = e;
       while (e < text.size() && is_word_byte(text[e])) ++e;
-      holds = e > b && lower.substr(b, e - b) == terms[i] && !(other_bytes && has_positioned_character(text, gap, b));
+      holds = run_fits(s, b, e) && !(other_bytes && has_positioned_character(text, gap, b));
     }
     found = holds;
     return !found;
@@ -183,16 +211,61 @@ bool holds_phrase(std::string_view text, const PreparedPhrase& p, PhraseScratch&
   return found;
 }
 
-PhraseCheck::PhraseCheck(const IndexReader& reader, const std::vector<std::vector<std::string>>& required,
-                         const std::vector<std::vector<std::string>>& forbidden, std::chrono::milliseconds budget)
+PhraseCheck::PhraseCheck(const IndexReader& reader, const std::vector<QueryPhrase>& required,
+                         const std::vector<QueryPhrase>& forbidden, std::chrono::milliseconds budget)
     : reader_(reader), deadline_(std::chrono::steady_clock::now() + budget) {
   for (const auto& p : required) required_.emplace_back(p);
   for (const auto& p : forbidden) forbidden_.emplace_back(p);
+  for (const auto* ps : {&required_, &forbidden_})
+    for (const auto& p : *ps) any_gaps_ = any_gaps_ || p.phrase.has_gaps();
 }
+
+namespace {
+
+// Whether the phrase's words stand at their offsets from one start in `doc`'s positions (a title's
+// or a memory's document: its text has positions, and its database termlists, unlike messages').
+bool placed(const Xapian::Document& doc, const QueryPhrase& p) {
+  std::vector<std::vector<Xapian::termpos>> at(p.terms.size());
+  for (size_t k = 0; k < p.terms.size(); ++k) {
+    Xapian::TermIterator t = doc.termlist_begin();
+    t.skip_to(p.terms[k]);
+    if (t != doc.termlist_end() && *t == p.terms[k])
+      for (auto it = t.positionlist_begin(), end = t.positionlist_end(); it != end; ++it) at[k].push_back(*it);
+    if (at[k].empty()) return false;
+  }
+  for (const Xapian::termpos start : at[0]) {
+    bool holds = true;
+    for (size_t k = 1; holds && k < at.size(); ++k) holds = std::binary_search(at[k].begin(), at[k].end(), start + p.offsets[k]);
+    if (holds) return true;
+  }
+  return false;
+}
+
+}  // namespace
 
 bool PhraseCheck::holds(const Xapian::Document& doc) const {
   std::string key = doc.get_value(kSlotKey);
-  if (key.empty()) return true;  // a title's document (its shown title has positions) or a memory's
+  if (key.empty()) {  // a title's or a memory's document: Xapian decided phrases without gaps
+    if (!any_gaps_) return true;
+    // A title's: its shown title (the text with positions), read as a message's; a memory's: the
+    // positions of the words (its file may have changed since).
+    std::optional<std::string> title;
+    if (doc.get_value(kSlotMemory).empty())
+      if (auto sid = reader_.session_of_value(doc.get_value(kSlotSession)))
+        if (auto s = reader_.session(*sid)) {
+          std::vector<std::string> titles = s->searchable_titles();
+          title = titles.empty() ? std::string() : std::move(titles.front());
+        }
+    const auto holds_gapped = [&](const PreparedPhrase& p) {
+      return title ? holds_phrase(*title, p, scratch_) : placed(doc, p.phrase);
+    };
+    bool holds = true;
+    for (const auto& p : required_)
+      if (p.phrase.has_gaps()) holds = holds && holds_gapped(p);
+    for (const auto& p : forbidden_)
+      if (p.phrase.has_gaps()) holds = holds && !holds_gapped(p);
+    return holds;
+  }
   if (auto it = seen_.find(key); it != seen_.end()) return it->second;
   if (cut_ || std::chrono::steady_clock::now() > deadline_) {
     cut_ = true;
@@ -200,12 +273,17 @@ bool PhraseCheck::holds(const Xapian::Document& doc) const {
   }
   const std::optional<MessageRec> m = reader_.message(key);
   bool holds = true;
-  if (m && !wants_positions(*m)) {  // (a record gone since: the page drops it anyway)
+  // (A record gone since: the page drops it anyway.) Prose has positions: Xapian placed a phrase's
+  // words there, but for a phrase with gaps only within its window.
+  const bool positions = m && wants_positions(*m);
+  if (m && (!positions || any_gaps_)) {
     std::string_view text = reader_.message_text(*m, text_buffer_);
     // What the indexer tokenized (DocBuilder::message): a tool result without its line-number gutters.
     if (m->content_type == ContentType::ToolResult) text = blank_line_number_gutters(text, gutter_scratch_);
-    for (const auto& p : required_) holds = holds && holds_phrase(text, p, scratch_);
-    for (const auto& p : forbidden_) holds = holds && !holds_phrase(text, p, scratch_);
+    for (const auto& p : required_)
+      if (!positions || p.phrase.has_gaps()) holds = holds && holds_phrase(text, p, scratch_);
+    for (const auto& p : forbidden_)
+      if (!positions || p.phrase.has_gaps()) holds = holds && !holds_phrase(text, p, scratch_);
   }
   seen_.emplace(std::move(key), holds);
   return holds;

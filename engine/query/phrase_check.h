@@ -1,21 +1,27 @@
 // A phrase's words in a message without positions. Prose is indexed with positions, so Xapian
 // matches a phrase there exactly; tool input and output and thinking are not (positions would cost
 // a third of indexing throughput), so Xapian can only say that such a message holds every word of
-// the phrase. The keyword deciders ask this for those messages: the words must stand at consecutive
-// positions of their text, as the indexer tokenized it.
+// the phrase. The keyword deciders ask this for those messages: the words must stand at the
+// positions the phrase gives them (consecutive, but for its gaps), as the indexer tokenized the text.
+// A phrase with gaps ("create a new file") is checked in prose too: Xapian's window does not place
+// the words exactly. A session's title and a memory are checked on their positions: their words
+// must stand in place, but what fills a gap there is not read.
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <xapian.h>
 
 #include "engine/index/tokenizer.h"
 #include "engine/query/literal_filter.h"
+#include "engine/query/query_parser.h"
 #include "engine/query/reader.h"
 
 namespace osearch {
@@ -24,24 +30,33 @@ namespace osearch {
 struct PhraseScratch {
   Tokenizer tokenizer;
   std::string lower;              // the text, its ASCII letters lower-cased
-  std::vector<char> before, now;  // the matcher's state at two positions
+  std::vector<std::pair<uint32_t, size_t>> open;  // matches under way: start position, words matched
+  std::vector<char> here;                         // which words stand at the current position
 };
 
-// A phrase's words (search forms, as the query parser made them), with what holds_phrase looks for
-// in each text: its longest word (the anchor) and a filter for it, made once per query.
+// A phrase's words (search forms and positions, as the query parser made them), with what
+// holds_phrase looks for in each text: its longest word (the anchor) and a filter for it, made once
+// per query.
 struct PreparedPhrase {
-  explicit PreparedPhrase(std::vector<std::string> words);
-  std::vector<std::string> terms;
+  explicit PreparedPhrase(QueryPhrase words);
+  explicit PreparedPhrase(std::vector<std::string> words) : PreparedPhrase(QueryPhrase(std::move(words))) {}
+  QueryPhrase phrase;
+  // Per position of the span: the index of the word standing there, or kGap.
+  static constexpr size_t kGap = SIZE_MAX;
+  std::vector<size_t> slots;
   bool ascii_words = false;  // every word is one an ASCII run of word bytes can stand for
   size_t anchor = 0;
   std::optional<LiteralFilter> anchor_filter;  // (none for a word of two bytes)
 };
 
-// Whether the words stand at consecutive positions of `text` (positional kinds only, as the indexer
-// gives prose its positions). The first tokenizes all of `text`; the second, when the phrase's words
-// and every word of the text are ASCII, compares the word runs around each place its anchor stands
-// (the same answer, without tokenizing), and else tokenizes.
-bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch);
+// Whether the words stand at their positions of `text` (positional kinds only, as the indexer gives
+// prose its positions), with no term at a gap's position. The first tokenizes all of `text`; the
+// second, when the phrase's words and every word of the text are ASCII, compares the word runs
+// around each place its anchor stands (the same answer, without tokenizing), and else tokenizes.
+bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, PhraseScratch& scratch);
+inline bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch) {
+  return holds_phrase_tokenized(text, QueryPhrase(terms), scratch);
+}
 bool holds_phrase(std::string_view text, const PreparedPhrase& phrase, PhraseScratch& scratch);
 
 class PhraseCheck {
@@ -50,12 +65,14 @@ class PhraseCheck {
   // phrases it must not hold. Phrases of one word are plain terms: none is given here.
   // Each message costs a read and a pass over its text: a query whose phrase has common words reads
   // thousands at 2 GB (docs/BENCHMARKS.md). Past `budget` the rest are taken unchecked, and cut() says so.
-  PhraseCheck(const IndexReader& reader, const std::vector<std::vector<std::string>>& required,
-              const std::vector<std::vector<std::string>>& forbidden,
+  PhraseCheck(const IndexReader& reader, const std::vector<QueryPhrase>& required,
+              const std::vector<QueryPhrase>& forbidden,
               std::chrono::milliseconds budget = std::chrono::milliseconds(5000));
   bool active() const { return !required_.empty() || !forbidden_.empty(); }
-  // True for a title's or a memory's document and a message with positions (Xapian decided); else
-  // whether the message text holds every required phrase and no forbidden one.
+  // Whether the document holds every required phrase and no forbidden one: for a message without
+  // positions by its text; with positions by what Xapian decided, and for a phrase with gaps by its
+  // text; for a title's or a memory's document by what Xapian decided, and for a phrase with gaps by
+  // the positions of its words.
   bool holds(const Xapian::Document& doc) const;
   // The budget ran out: messages were taken on their words alone.
   bool cut() const { return cut_; }
@@ -63,6 +80,7 @@ class PhraseCheck {
  private:
   const IndexReader& reader_;
   std::vector<PreparedPhrase> required_, forbidden_;
+  bool any_gaps_ = false;  // a phrase prose is checked for too
   mutable PhraseScratch scratch_;
   mutable std::string text_buffer_, gutter_scratch_;
   // A query asks of the same message in several passes (count, ranked, per-session counts).

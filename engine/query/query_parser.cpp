@@ -70,7 +70,7 @@ struct Clause {
   bool valid = true;  // false: the token had nothing searchable (e.g. only punctuation)
   // A phrase of several words: its words, and the query matching it where positions exist (`query`
   // also takes every message without positions holding all of them: PhraseCheck decides those).
-  std::vector<std::string> phrase_terms;
+  QueryPhrase phrase;
   Xapian::Query exact;
 };
 
@@ -89,7 +89,7 @@ class Parser {
   Clause clause(const std::string& tok) {
     if (tok.size() >= 2 && tok.front() == '"') {
       Clause c;
-      c.query = phrase(tok, c.phrase_terms, c.exact);
+      c.query = phrase(tok, c.phrase, c.exact);
       c.valid = !c.query.empty();
       return c;
     }
@@ -227,14 +227,17 @@ class Parser {
 
   // Positions exist for prose only; elsewhere Xapian can only find all the words, and the deciders
   // check the phrase on the text (engine/query/phrase_check.h). `terms`/`exact`: set for several words.
-  Xapian::Query phrase(const std::string& tok, std::vector<std::string>& phrase_terms, Xapian::Query& exact_out) {
+  Xapian::Query phrase(const std::string& tok, QueryPhrase& phrase_out, Xapian::Query& exact_out) {
     std::string inner = tok.substr(1, tok.back() == '"' ? tok.size() - 2 : tok.size() - 1);
     std::vector<std::string> terms;
+    std::vector<uint32_t> positions;
     SymbolPicker pick;
     tokenizer_.run(inner, [&](std::string_view t, uint32_t pos, TermKind kind) {
       if (kind == TermKind::Word || kind == TermKind::CjkUnigram ||
-          ((kind == TermKind::Symbol || kind == TermKind::SymbolSequence) && pick(pos, kind)))
+          ((kind == TermKind::Symbol || kind == TermKind::SymbolSequence) && pick(pos, kind))) {
         terms.emplace_back(t);
+        positions.push_back(pos);
+      }
     });
     if (terms.empty()) return Xapian::Query();
     std::vector<Xapian::Query> qs;
@@ -244,9 +247,14 @@ class Parser {
     }
     out_.has_free_text = true;
     if (qs.size() == 1) return qs[0];
-    Xapian::Query exact(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), static_cast<Xapian::termcount>(qs.size()));
+    // Positions as the indexer gave them: a word of one character takes one but is no term, so
+    // "create a new file" spans four positions with three words.
+    const uint32_t first = positions.front();
+    for (uint32_t& p : positions) p -= first;
+    QueryPhrase phrase(std::move(terms), std::move(positions));
+    Xapian::Query exact(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), phrase.span());
     Xapian::Query loose(Xapian::Query::OP_FILTER, and_all(qs), Xapian::Query(std::string(prefix::kNoPositions)));
-    phrase_terms = terms;
+    phrase_out = std::move(phrase);
     exact_out = exact;
     return Xapian::Query(Xapian::Query::OP_OR, exact, loose);
   }
@@ -309,7 +317,7 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
   Parser parser(db, out);
   std::vector<Xapian::Query> musts, nots;
   // Per must: its phrase's words when it is one phrase of several words, until an OR joins it.
-  std::vector<std::vector<std::string>> must_phrases;
+  std::vector<QueryPhrase> must_phrases;
   std::map<std::string, std::vector<Xapian::Query>> filters;  // OR within a field, AND across fields
   bool pending_or = false, pending_not = false;
   for (std::string tok : split_query_tokens(text)) {
@@ -334,10 +342,12 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
     if (!c.valid) continue;
     if (neg) {
       // A negated phrase excludes where positions prove it; elsewhere PhraseCheck reads the text
-      // (all its words somewhere is not the phrase: excluding those would lose matches).
-      if (!c.phrase_terms.empty()) {
-        nots.push_back(c.exact);
-        out.forbidden_phrases.push_back(c.phrase_terms);
+      // (all its words somewhere is not the phrase: excluding those would lose matches). A phrase
+      // with gaps proves nothing by its window ("create new file" fits the one of "create a new
+      // file"): PhraseCheck decides every document then.
+      if (!c.phrase.empty()) {
+        if (!c.phrase.has_gaps()) nots.push_back(c.exact);
+        out.forbidden_phrases.push_back(c.phrase);
       } else {
         nots.push_back(c.query);
       }
@@ -347,11 +357,11 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
       musts.back() = Xapian::Query(Xapian::Query::OP_OR, musts.back(), c.query);
       // Either side may match: a phrase there is not required, and stays "all its words" where
       // there are no positions (said in the answer: ParsedQuery::loose_phrases).
-      if (!must_phrases.back().empty() || !c.phrase_terms.empty()) out.loose_phrases = true;
-      must_phrases.back().clear();
+      if (!must_phrases.back().empty() || !c.phrase.empty()) out.loose_phrases = true;
+      must_phrases.back() = QueryPhrase();
     } else {
       musts.push_back(c.query);
-      must_phrases.push_back(c.phrase_terms);
+      must_phrases.push_back(c.phrase);
     }
     pending_or = false;
   }

@@ -6,6 +6,7 @@
 
 #include <xapian.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,14 +27,36 @@ inline constexpr size_t kWildcardMaxTerms = 256;
 
 inline constexpr size_t kWildcardCountLimit = 1000000;  // ~ tens of ms of term iteration
 
+// A phrase of several words as the tokenizer placed them: each word's search form and its position
+// counted from the first word's. A word that takes a position but gives no term (one character, or
+// longer than kMaxWordBytes) leaves a gap: "create a new file" is create@0 new@2 file@3, and a gap
+// stands for any such word ("create x new file"), never for a word that is a term ("create the new file").
+struct QueryPhrase {
+  QueryPhrase() = default;
+  QueryPhrase(std::vector<std::string> words, std::vector<uint32_t> at) : terms(std::move(words)), offsets(std::move(at)) {}
+  // Words at consecutive positions.
+  explicit QueryPhrase(std::vector<std::string> words) : terms(std::move(words)) {
+    for (uint32_t i = 0; i < terms.size(); ++i) offsets.push_back(i);
+  }
+  std::vector<std::string> terms;
+  std::vector<uint32_t> offsets;  // offsets[0] == 0, strictly increasing
+  bool empty() const { return terms.empty(); }
+  // Positions the phrase spans: Xapian's phrase window.
+  uint32_t span() const { return offsets.empty() ? 0 : offsets.back() + 1; }
+  // Xapian's OP_PHRASE over the window finds these words in order anywhere in it, so where positions
+  // exist a gapped phrase is still checked on the text.
+  bool has_gaps() const { return span() != terms.size(); }
+};
+
 struct ParsedQuery {
   Xapian::Query query;
   std::vector<std::string> positive_terms;  // free-text terms a hit may contain (for matched_terms, snippets)
   bool has_free_text = false;               // false: only field filters / negations
   std::vector<WildcardExpansion> wildcards;  // every prefix* clause, truncated or not
   // Phrases of several words a match must hold (ANDed) or must not (negated), as search forms:
-  // checked on the text of messages without positions (engine/query/phrase_check.h).
-  std::vector<std::vector<std::string>> required_phrases, forbidden_phrases;
+  // checked on the text of messages without positions, and of every message for a phrase with gaps
+  // (engine/query/phrase_check.h).
+  std::vector<QueryPhrase> required_phrases, forbidden_phrases;
   // A phrase joined by OR to another clause: where there are no positions it matches all its words.
   bool loose_phrases = false;
 };
