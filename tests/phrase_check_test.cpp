@@ -212,7 +212,8 @@ TEST_CASE("keyword: a phrase with a word of one character is found in prose, too
                       "create the new file"},
                      {"opening remarks", "create the new file", "x", "create new file", "x", "x", "I will create a new file"},
                      {"opening remarks", "claude-sonnet-4-5-20250929 answered", "x", "nothing", "x", "x", "create new file"},
-                     {"create the new file", "and a new file"}},  // (its title, and no message with the phrase)
+                     {"create the new file", "and a new file"},  // (its title, and no message with the phrase)
+                     {"create the new file", "so create a new file"}},  // (one message with it, not its title)
                     3);
   IndexReader reader(ix.idx);
   const auto ids = [&](const std::string& q, bool by_message = true) {
@@ -226,13 +227,22 @@ TEST_CASE("keyword: a phrase with a word of one character is found in prose, too
     return out;
   };
   using V = std::vector<std::string>;
-  CHECK(ids("\"create a new file\"") == V{"u-0-1", "u-0-3", "u-1-6"});
+  CHECK(ids("\"create a new file\"") == V{"u-0-1", "u-0-3", "u-1-6", "u-4-1"});
   // By session, titles too: session 3's title "create the new file" is not the phrase.
-  CHECK(ids("\"create a new file\"", false) == V{"00000000", "00000001"});
-  CHECK(ids("\"create the new file\"", false) == V{"00000000", "00000001", "00000003"});
+  CHECK(ids("\"create a new file\"", false) == V{"00000000", "00000001", "00000004"});
+  CHECK(ids("\"create the new file\"", false) == V{"00000000", "00000001", "00000003", "00000004"});
+  // Its messages counted, not its title, whichever collapse counted them.
+  for (const bool runs : {true, false}) {
+    KeywordOptions o;
+    o.session_runs = runs;
+    const QueryResult r = run_keyword(reader, "\"create a new file\"", limit_filters(50), o);
+    INFO("session runs " << runs);
+    REQUIRE(r.hits.size() == 3);
+    for (const Hit& h : r.hits) CHECK(h.match_count == (h.session.id.starts_with("00000000") ? 2 : 1));
+  }
   CHECK(ids("\"a new file\"") == ids("\"new file\""));  // (nothing stands before the phrase's first word)
-  CHECK(ids("\"create the new file\"") == V{"u-0-6", "u-1-1", "u-3-0"});
+  CHECK(ids("\"create the new file\"") == V{"u-0-6", "u-1-1", "u-3-0", "u-4-0"});
   CHECK(ids("\"claude-sonnet-4-5-20250929\"") == V{"u-2-1"});  // create@0 sonnet@1 20250929@4
   // Negated: the messages holding the phrase are left out, in prose too; "create new file" is not it.
-  CHECK(ids("file -\"create a new file\"") == V{"u-0-6", "u-1-1", "u-1-3", "u-2-6", "u-3-0", "u-3-1"});
+  CHECK(ids("file -\"create a new file\"") == V{"u-0-6", "u-1-1", "u-1-3", "u-2-6", "u-3-0", "u-3-1", "u-4-0"});
 }

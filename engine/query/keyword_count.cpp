@@ -59,10 +59,13 @@ std::map<std::string, Xapian::doccount, std::less<>> count_in_sessions(const Ind
   return counts;
 }
 
-// The hits' sessions whose title document matches `q`. Each title document has a term of its own,
-// so this reads one-document posting lists, not the sessions' terms, whose lists hold every message.
+// The hits' sessions whose title document matches `q` (and its phrases: a phrase with gaps is
+// decided on the title's text, as the tally's pass decided it). Each title document has a term of
+// its own, so this reads one-document posting lists, not the sessions' terms, whose lists hold every
+// message.
 std::set<std::string, std::less<>> titles_matching(const IndexReader& reader, const Xapian::Database& db,
-                                                   const Xapian::Query& q, const std::vector<Hit>& hits) {
+                                                   const Xapian::Query& q, const std::vector<Hit>& hits,
+                                                   const PhraseCheck* phrases) {
   std::set<std::string, std::less<>> out;
   std::vector<Xapian::Query> titles;
   for (const Hit& h : hits)
@@ -71,7 +74,10 @@ std::set<std::string, std::less<>> titles_matching(const IndexReader& reader, co
   Xapian::Enquire enq(db);
   enq.set_query(Xapian::Query(Xapian::Query::OP_FILTER, q, Xapian::Query(Xapian::Query::OP_OR, titles.begin(), titles.end())));
   enq.set_weighting_scheme(Xapian::BoolWeight());
-  const Xapian::MSet m = enq.get_mset(0, static_cast<Xapian::doccount>(titles.size()));
+  const DocumentEpochs no_epochs;
+  const HitDecider decider(nullptr, no_epochs, &reader, nullptr, phrases);
+  const Xapian::MSet m =
+      enq.get_mset(0, static_cast<Xapian::doccount>(titles.size()), nullptr, decider.active() ? &decider : nullptr);
   for (auto it = m.begin(); it != m.end(); ++it)
     if (auto sid = reader.session_of_value(it.get_document().get_value(kSlotSession))) out.insert(std::move(*sid));
   return out;
@@ -118,7 +124,7 @@ void count_session_matches(const IndexReader& reader, const Xapian::Database& db
   if (tally) {
     // The own collapse knew which matches were title documents; Xapian's tally did not.
     std::set<std::string, std::less<>> titled;
-    if (!tally->knows_titles()) titled = titles_matching(reader, db, q, hits);
+    if (!tally->knows_titles()) titled = titles_matching(reader, db, q, hits, phrases);
     for (Hit& h : hits) {
       if (h.memory) continue;
       const std::optional<std::string> value = reader.session_value(h.session.id);
