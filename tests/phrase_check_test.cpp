@@ -20,7 +20,7 @@ TEST_CASE("phrase check: the ASCII path answers as tokenizing the whole text", "
   std::mt19937 rng(20261207);
   const std::vector<std::string> words = {"error", "handling", "test", "failed", "Error", "HANDLING", "file", "not",
                                           "found", "x", "errorHandling", "error_handling", "a", "of", "ID"};
-  const std::vector<std::string> seps = {" ", "  ", "\n", ". ", "-", ".", "_", "/", ": ", " -- ", "(", ")", "\t\n\n ",
+  const std::vector<std::string> seps = {" ", "  ", "\n", ". ", "-", ".", "_", "/", ": ", " -- ", "\x1b[1m", ")", "\t\n\n ",
                                          "é", "✓", " 漢字 ", "—", "→", " ─── ", "⚠️", "👍🏽", "\xff", "中", "Ω", "\xe2\x80"};
   PhraseScratch scratch;
   int found = 0;
@@ -86,7 +86,7 @@ TEST_CASE("phrase check: a phrase with gaps (words of one character) is found wh
   std::mt19937 rng(20261208);
   const std::vector<std::string> words = {"error", "handling", "test", "x", "a", "I", "4", std::string(70, 'q'), "file",
                                           "not", "ErrorHandling", "of"};
-  const std::vector<std::string> seps = {" ", "\n", ". ", "-", "'", "/", " — ", "→", " 漢 ", "👍", "é"};
+  const std::vector<std::string> seps = {" ", "\n", ". ", "-", "\x1b[38;2;9;9;9m", "/", " — ", "→", " 漢 ", "👍", "é"};
   int found = 0;
   for (int round = 0; round < 20000; ++round) {
     std::string text;
@@ -245,4 +245,28 @@ TEST_CASE("keyword: a phrase with a word of one character is found in prose, too
   CHECK(ids("\"claude-sonnet-4-5-20250929\"") == V{"u-2-1"});  // create@0 sonnet@1 20250929@4
   // Negated: the messages holding the phrase are left out, in prose too; "create new file" is not it.
   CHECK(ids("file -\"create a new file\"") == V{"u-0-6", "u-1-1", "u-1-3", "u-2-6", "u-3-0", "u-3-1", "u-4-0"});
+}
+
+TEST_CASE("keyword: words and phrases in coloured terminal output", "[keyword][phrase][tokenizer]") {
+  // Claude Code's local command output and coloured tool output hold CSI sequences: "\x1b[1mopusplan"
+  // (a real /model reply) was the term "1mopusplan", so `keyword opusplan` missed it.
+  SyntheticIndex ix({{"opening remarks", "Set model to \x1b[1mopusplan\x1b[22m", "x",
+                      "\x1b[32m PASS \x1b[39m src/tokenizer.test.ts\n\x1b[31;1mtests failed\x1b[0m: 3", "x", "x",
+                      "\x1b[2mCompacted (ctrl+o to see full summary)\x1b[22m"}},
+                    3);
+  IndexReader reader(ix.idx);
+  const auto ids = [&](const std::string& q) {
+    KeywordOptions o;
+    o.by_message = true;
+    std::vector<std::string> out;
+    for (const Hit& h : run_keyword(reader, q, limit_filters(50), o).hits) out.push_back(h.message->uuid);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  using V = std::vector<std::string>;
+  CHECK(ids("opusplan") == V{"u-0-1"});
+  CHECK(ids("pass") == V{"u-0-3"});
+  CHECK(ids("\"tests failed\"") == V{"u-0-3"});  // a tool result: checked on its text
+  CHECK(ids("\"pass src/tokenizer.test.ts\"") == V{"u-0-3"});
+  CHECK(ids("compacted") == V{"u-0-6"});
 }

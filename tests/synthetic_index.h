@@ -25,6 +25,12 @@ inline std::string json_string(std::string_view s) {
       o += "\\n";
       continue;
     }
+    if (static_cast<unsigned char>(c) < 0x20) {  // other control characters (an ESC of coloured output)
+      char u[8];
+      std::snprintf(u, sizeof u, "\\u%04x", static_cast<unsigned>(c));
+      o += u;
+      continue;
+    }
     o.push_back(c);
   }
   return o + "\"";

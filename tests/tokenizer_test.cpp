@@ -301,6 +301,27 @@ TEST_CASE("tokenizer: words over 64 bytes are skipped and 64-byte words kept", "
     CHECK(tokenize(cyr).empty());
 }
 
+TEST_CASE("tokenizer: terminal escape sequences are no text", "[tokenizer]") {
+    // Coloured command output (Claude Code's local command output, test runners, git --color): a CSI
+    // sequence glued "1m" to the next word, so "haiku" and "pass" were not terms of it.
+    CHECK(texts(tokenize("\x1b[1mhaiku\x1b[22m (claude)")) == std::vector<std::string>{"haiku", "claude"});
+    CHECK(texts(tokenize("\x1b[38;2;153;153;153mclaude-sonnet\x1b[39m")) ==
+          std::vector<std::string>{"claude", "sonnet", "claude-sonnet"});
+    CHECK(texts(tokenize(" \x1b[32mPASS\x1b[0m src/a.test.ts")) == texts(tokenize(" PASS src/a.test.ts")));
+    // Positions as if the sequences were spaces: a phrase through them holds.
+    const auto plain = tokenize("tests failed: 3 of 10"), coloured = tokenize("tests \x1b[31;1mfailed\x1b[0m: 3 of 10");
+    REQUIRE(plain.size() == coloured.size());
+    for (size_t i = 0; i < plain.size(); ++i) CHECK(plain[i].pos == coloured[i].pos);
+    // Other escapes take their next byte; an OSC keeps its payload (a hyperlink's address) as text;
+    // a sequence cut at the end of the text, or ESC before a byte outside ASCII, is safe.
+    CHECK(texts(tokenize("\x1b(Bword\x1b=more")) == std::vector<std::string>{"bword", "more"});
+    CHECK(has(tokenize("\x1b]8;;https://example.com/x\x1b\\link\x1b]8;;\x1b\\"), "example.com"));
+    CHECK(texts(tokenize("done\x1b[")) == std::vector<std::string>{"done"});
+    CHECK(texts(tokenize("done\x1b[38;2")) == std::vector<std::string>{"done"});
+    CHECK(texts(tokenize("\x1b\xc3\xa9t\xc3\xa9")) == std::vector<std::string>{"ete"});
+    CHECK(texts(tokenize("\x1b")).empty());
+}
+
 TEST_CASE("tokenizer: invalid UTF-8 is safe", "[tokenizer]") {
     const std::vector<std::string> inputs = {
         std::string("abc\xff\xfe" "def"),

@@ -116,6 +116,8 @@ ArchiveTables ArchiveTables::of(const Dbis& db) {
 //            repeat: the rebuild re-reads every source there is, no record changes;
 //   21 -> 22 keyed msg_uuid by the session's number instead of its id: derived (write_session
 //            numbers the session in the new env), no record changes.
+//   22 -> 23 changed the tokenizer (terminal escape sequences are separators): the rebuild's
+//            documents take the new terms, no record changes.
 std::optional<SchemaSteps> schema_steps(uint64_t from, uint64_t to) {
   if (from < kOldestMigratedSchema || from > to || to > kSchemaVersion) return std::nullopt;
   SchemaSteps s;

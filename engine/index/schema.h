@@ -18,7 +18,8 @@ namespace osearch {
 // 21: a Claude subagent without a transcript of its own has the messages its parent's progress lines
 //     repeat (agent_progress)
 // 22: msg_uuid keyed by the session's number (be32) and the uuid, not sid\0uuid
-inline constexpr uint64_t kSchemaVersion = 22;
+// 23: the tokenizer skips terminal escape sequences ("\x1b[1mhaiku" is the word haiku)
+inline constexpr uint64_t kSchemaVersion = 23;
 
 // The oldest schema whose archived sessions an upgrade carries over (see schema_steps).
 inline constexpr uint64_t kOldestMigratedSchema = 10;

@@ -112,6 +112,21 @@ struct AsciiClasses {
 };
 inline constexpr AsciiClasses kAscii{};
 
+// A terminal escape sequence at s[i] (ESC), which is no text: a CSI sequence ("ESC [" parameters,
+// intermediates and a final byte: colours, cursor moves), else ESC and the byte after it (an OSC
+// "ESC ]" keeps its payload as text: a hyperlink's address). Its length: all separators, so
+// "\x1b[1mhaiku" is the word haiku, not "1mhaiku".
+inline size_t escape_length(std::string_view s, size_t i) {
+  size_t j = i + 1;
+  if (j >= s.size() || static_cast<unsigned char>(s[j]) >= 0x80) return 1;
+  if (s[j] != '[') return 2;
+  ++j;
+  while (j < s.size() && s[j] >= 0x30 && s[j] <= 0x3f) ++j;
+  while (j < s.size() && s[j] >= 0x20 && s[j] <= 0x2f) ++j;
+  if (j < s.size() && s[j] >= 0x40 && s[j] <= 0x7e) ++j;
+  return j - i;
+}
+
 inline CharClass classify(std::string_view s, size_t i, size_t& len) {
   auto c = static_cast<unsigned char>(s[i]);
   if (c < 0x80) {
@@ -166,6 +181,7 @@ void Tokenizer::run(std::string_view text, Sink&& sink) {
         prev_cjk = 0;
       } else {
         prev_cjk = 0;
+        if (text[i] == '\x1b') len = detail::escape_length(text, i);
       }
     }
     i += len;

@@ -172,7 +172,8 @@ void for_each_anchor(std::string_view text, std::string_view lower, const Prepar
 bool holds_phrase(std::string_view text, const PreparedPhrase& p, PhraseScratch& scratch) {
   const std::vector<std::string>& terms = p.phrase.terms;
   if (terms.empty()) return true;
-  if (!p.ascii_words) return holds_phrase_tokenized(text, p.phrase, scratch);
+  // (A terminal escape sequence is no text: its bytes are not runs, the tokenizer skips them.)
+  if (!p.ascii_words || text.find('\x1b') != std::string_view::npos) return holds_phrase_tokenized(text, p.phrase, scratch);
   const bool other_bytes = lower_ascii_copy(text, scratch.lower);
   if (other_bytes && !no_word_outside_ascii(text)) return holds_phrase_tokenized(text, p.phrase, scratch);
   // Words of ASCII alone: the tokenizer gives each maximal run of word bytes one position, in order,
