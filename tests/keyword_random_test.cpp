@@ -65,6 +65,14 @@ struct RandomQuery {
     return true;
   }
   bool has_phrase(const std::vector<std::string>& words, size_t from, bool memory) const {
+    if (memory) {  // (a memory's phrase check places the words alone: short words at its ends drop)
+      RandomQuery trimmed = *this;
+      while (trimmed.terms.size() > from && is_short(trimmed.terms.back())) trimmed.terms.pop_back();
+      while (trimmed.terms.size() > from && is_short(trimmed.terms[from])) trimmed.terms.erase(trimmed.terms.begin() + static_cast<std::ptrdiff_t>(from));
+      for (size_t i = 0; i < words.size(); ++i)
+        if (trimmed.phrase_at(words, i, from, true)) return true;
+      return false;
+    }
     for (size_t i = 0; i < words.size(); ++i)
       if (phrase_at(words, i, from, memory)) return true;
     return false;
@@ -112,8 +120,14 @@ RandomQuery random_query(std::mt19937& rng) {
     case RandomQuery::NotPhrase: q.terms = {word(), word(), word()}; break;
     default: q.terms = {word(), word()};
   }
-  if ((q.kind == RandomQuery::Phrase || q.kind == RandomQuery::NotPhrase) && rng() % 3 == 0)
-    q.terms.insert(q.terms.end() - 1, kShortWords[rng() % std::size(kShortWords)]);
+  if (q.kind == RandomQuery::Phrase || q.kind == RandomQuery::NotPhrase) {
+    const auto short_word = [&] { return std::string(kShortWords[rng() % std::size(kShortWords)]); };
+    const std::ptrdiff_t phrase_start = q.kind == RandomQuery::NotPhrase ? 1 : 0;
+    const bool middle = rng() % 3 == 0, leading = rng() % 6 == 0, trailing = rng() % 6 == 0;
+    if (middle) q.terms.insert(q.terms.end() - 1, short_word());  // "amber a birch"
+    if (leading) q.terms.insert(q.terms.begin() + phrase_start, short_word());  // "a amber birch"
+    if (trailing) q.terms.push_back(short_word());  // "amber birch a"
+  }
   return q;
 }
 

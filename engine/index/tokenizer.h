@@ -43,9 +43,10 @@ void scan_symbol_cluster(std::string_view text, size_t i, SymbolCluster& out);
 class Tokenizer {
  public:
   // Calls sink(term, position, kind) for every term of `text`. Positions count words (and CJK
-  // characters); parts and compounds share the position of their first word.
+  // characters); parts and compounds share the position of their first word. Returns the number of
+  // positions: a word that gives no term (one character, or over kMaxWordBytes) takes one too.
   template <typename Sink>
-  void run(std::string_view text, Sink&& sink);
+  uint32_t run(std::string_view text, Sink&& sink);
 
  private:
   void flush_span(std::string_view span, uint32_t& pos, auto& sink);
@@ -138,7 +139,7 @@ inline CharClass classify(std::string_view s, size_t i, size_t& len) {
 }  // namespace detail
 
 template <typename Sink>
-void Tokenizer::run(std::string_view text, Sink&& sink) {
+uint32_t Tokenizer::run(std::string_view text, Sink&& sink) {
   uint32_t pos = 0;
   size_t i = 0, span_start = std::string_view::npos;
   uint32_t prev_cjk = 0;
@@ -187,6 +188,7 @@ void Tokenizer::run(std::string_view text, Sink&& sink) {
     i += len;
   }
   if (span_start != std::string_view::npos) flush_span(text.substr(span_start), pos, sink);
+  return pos;
 }
 
 void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {

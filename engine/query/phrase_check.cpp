@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "engine/index/memory_index.h"
 #include "engine/index/term_counter.h"
@@ -79,35 +80,44 @@ bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, Ph
   const std::vector<uint32_t>& offsets = phrase.offsets;
   const size_t n = terms.size();
   if (n == 0) return true;
+  const uint32_t lead = offsets[0], span = phrase.span();
   // One position at a time (several terms share one: an emoji sequence and its symbols): `here[k]`
-  // whether word k stands there; `open` holds the matches under way, each its start and how many
-  // words stood in place.
+  // whether word k stands there. `open` holds the matches under way, each its start (the phrase's
+  // first position) and how many words stood in place; one with all of them waits for its trailing
+  // gaps to pass without a term.
   auto& open = scratch.open;
   auto& here = scratch.here;
   open.clear();
   here.assign(n, 0);
   uint32_t at = 0;
   bool started = false, found = false;
+  std::optional<uint32_t> before;  // the position with terms before `at`
   const auto settle = [&] {
     size_t kept = 0;
     for (size_t j = 0; j < open.size(); ++j) {
       const auto [start, k] = open[j];
+      if (k == n) {  // `at` is past the last word: in a trailing gap it ends the match
+        if (at >= start + span) found = true;
+        continue;
+      }
       // Before its word's position `at` is a gap holding a term; past it, that position held none.
       if (at != start + offsets[k] || !here[k]) continue;
-      if (k + 1 == n) found = true;
-      open[kept++] = {start, k + 1};
+      if (k + 1 == n && offsets[k] + 1 == span) found = true;
+      else open[kept++] = {start, k + 1};
     }
     open.resize(kept);
-    if (!found && here[0]) {
-      if (n == 1) found = true;
-      open.emplace_back(at, 1);
+    // A start: the first word, with room for the leading gaps and no term in them.
+    if (!found && here[0] && at >= lead && (!before || *before < at - lead)) {
+      if (n == 1 && lead + 1 == span) found = true;
+      else open.emplace_back(at - lead, 1);
     }
   };
-  scratch.tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) {
+  const uint32_t positions = scratch.tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) {
     if (found || !is_positional(kind)) return;
     if (started && pos != at) {
       settle();
       std::fill(here.begin(), here.end(), 0);
+      before = at;
       if (found) return;
     }
     at = pos;
@@ -116,6 +126,9 @@ bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, Ph
       if (terms[k] == t) here[k] = 1;
   });
   if (started && !found) settle();
+  // Matches whose trailing gaps reach the text's end: the gaps must be words of it.
+  for (const auto& [start, k] : open)
+    if (!found && k == n && start + span <= positions) found = true;
   return found;
 }
 
@@ -236,7 +249,8 @@ bool placed(const Xapian::Document& doc, const QueryPhrase& p) {
   }
   for (const Xapian::termpos start : at[0]) {
     bool holds = true;
-    for (size_t k = 1; holds && k < at.size(); ++k) holds = std::binary_search(at[k].begin(), at[k].end(), start + p.offsets[k]);
+    for (size_t k = 1; holds && k < at.size(); ++k)
+      holds = std::binary_search(at[k].begin(), at[k].end(), start + p.offsets[k] - p.offsets[0]);
     if (holds) return true;
   }
   return false;

@@ -232,7 +232,7 @@ class Parser {
     std::vector<std::string> terms;
     std::vector<uint32_t> positions;
     SymbolPicker pick;
-    tokenizer_.run(inner, [&](std::string_view t, uint32_t pos, TermKind kind) {
+    const uint32_t span = tokenizer_.run(inner, [&](std::string_view t, uint32_t pos, TermKind kind) {
       if (kind == TermKind::Word || kind == TermKind::CjkUnigram ||
           ((kind == TermKind::Symbol || kind == TermKind::SymbolSequence) && pick(pos, kind))) {
         terms.emplace_back(t);
@@ -247,12 +247,10 @@ class Parser {
     }
     out_.has_free_text = true;
     if (qs.size() == 1) return qs[0];
-    // Positions as the indexer gave them: a word of one character takes one but is no term, so
+    // Positions as the indexer gives them: a word of one character takes one but is no term, so
     // "create a new file" spans four positions with three words.
-    const uint32_t first = positions.front();
-    for (uint32_t& p : positions) p -= first;
-    QueryPhrase phrase(std::move(terms), std::move(positions));
-    Xapian::Query exact(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), phrase.span());
+    QueryPhrase phrase(std::move(terms), std::move(positions), span);
+    Xapian::Query exact(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), phrase.word_span());
     Xapian::Query loose(Xapian::Query::OP_FILTER, and_all(qs), Xapian::Query(std::string(prefix::kNoPositions)));
     phrase_out = std::move(phrase);
     exact_out = exact;

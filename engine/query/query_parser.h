@@ -6,6 +6,7 @@
 
 #include <xapian.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -28,24 +29,29 @@ inline constexpr size_t kWildcardMaxTerms = 256;
 inline constexpr size_t kWildcardCountLimit = 1000000;  // ~ tens of ms of term iteration
 
 // A phrase of several words as the tokenizer placed them: each word's search form and its position
-// counted from the first word's. A word that takes a position but gives no term (one character, or
-// longer than kMaxWordBytes) leaves a gap: "create a new file" is create@0 new@2 file@3, and a gap
-// stands for any such word ("create x new file"), never for a word that is a term ("create the new file").
+// in the phrase. A word that takes a position but gives no term (one character, or longer than
+// kMaxWordBytes) leaves a gap: "create a new file" is create@0 new@2 file@3 over 4 positions, "I need
+// to" need@1 to@2 over 3. A gap stands for any such word ("create x new file"), never for a word that
+// is a term ("create the new file"), nor for nothing (at a text's start or end).
 struct QueryPhrase {
   QueryPhrase() = default;
-  QueryPhrase(std::vector<std::string> words, std::vector<uint32_t> at) : terms(std::move(words)), offsets(std::move(at)) {}
+  QueryPhrase(std::vector<std::string> words, std::vector<uint32_t> at, uint32_t span = 0)
+      : terms(std::move(words)), offsets(std::move(at)), positions(std::max<uint32_t>(span, offsets.empty() ? 0 : offsets.back() + 1)) {}
   // Words at consecutive positions.
   explicit QueryPhrase(std::vector<std::string> words) : terms(std::move(words)) {
     for (uint32_t i = 0; i < terms.size(); ++i) offsets.push_back(i);
+    positions = static_cast<uint32_t>(terms.size());
   }
   std::vector<std::string> terms;
-  std::vector<uint32_t> offsets;  // offsets[0] == 0, strictly increasing
+  std::vector<uint32_t> offsets;  // strictly increasing
+  uint32_t positions = 0;         // the phrase's positions, its gaps at either end included
   bool empty() const { return terms.empty(); }
-  // Positions the phrase spans: Xapian's phrase window.
-  uint32_t span() const { return offsets.empty() ? 0 : offsets.back() + 1; }
+  uint32_t span() const { return positions; }
+  // Positions from the first word to the last: Xapian's phrase window.
+  uint32_t word_span() const { return offsets.empty() ? 0 : offsets.back() - offsets.front() + 1; }
   // Xapian's OP_PHRASE over the window finds these words in order anywhere in it, so where positions
-  // exist a gapped phrase is still checked on the text.
-  bool has_gaps() const { return span() != terms.size(); }
+  // exist a phrase with gaps is still checked on the text.
+  bool has_gaps() const { return positions != terms.size(); }
 };
 
 struct ParsedQuery {
