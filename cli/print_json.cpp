@@ -81,6 +81,12 @@ void write_envelope_fields(JsonWriter& w, const QueryResult& r) {
   if (r.loose_phrases) {
     w.key("loose_phrases"); w.value(true);
   }
+  if (!r.ignored_words.empty()) {
+    w.key("ignored_words");
+    w.begin_array();
+    for (const auto& word : r.ignored_words) w.value(word);
+    w.end_array();
+  }
   w.key("took_ms"); w.value(r.took_ms);
   w.key("index");
   w.begin_object();

@@ -58,6 +58,11 @@ void print_text(const QueryResult& r, bool color) {
   if (r.truncated) std::printf("%struncated: %s%s\n", dim, r.truncated_reason.c_str(), reset);
   if (r.loose_phrases)
     std::printf("%sa phrase joined by OR matched all its words in tool input, output and thinking%s\n", dim, reset);
+  if (!r.ignored_words.empty()) {
+    std::string words;
+    for (const auto& w : r.ignored_words) words += (words.empty() ? "" : ", ") + terminal_safe(w);
+    std::printf("%sleft out (no word of them is indexed: one character, or over 64 bytes): %s%s\n", dim, words.c_str(), reset);
+  }
   std::printf("%s%llu of %s%llu %s · %.1f ms%s%s\n", dim, (unsigned long long)r.hits.size(), r.total_exact ? "" : "~",
               (unsigned long long)r.total,
               r.action == "list" ? "sessions" : "results", r.took_ms, r.stale ? " · index busy, may be stale" : "", reset);

@@ -157,6 +157,22 @@ TEST_CASE("cli input: keyword's -term words need no --", "[hardening][cli-input]
     check_usage_error(f.run({"list", "-dain"}));
 }
 
+TEST_CASE("cli input: keyword names the words it left out", "[hardening][cli-input]") {
+    // One letter or over 64 bytes: no term to ask for. The answer finds more than the query said, and
+    // says which words it did not search (JSON, text, and so MCP and the web API, which print the same).
+    Fixture f;
+    Json j = f.json({"keyword", "hook", "a", "-x"});
+    REQUIRE(j["ignored_words"].is_arr());
+    REQUIRE(j["ignored_words"].a.size() == 2);
+    CHECK(j["ignored_words"][0].s == "a");
+    CHECK(j["ignored_words"][1].s == "-x");
+    CHECK(j["total"].i == f.total({"keyword", "hook"}));
+    CHECK_FALSE(f.json({"keyword", "hook"}).has("ignored_words"));
+    RunResult t = f.run({"keyword", "hook", "a"}, "text");
+    CHECK(t.exit_code == 0);
+    CHECK(t.out.find("left out") != std::string::npos);
+}
+
 TEST_CASE("cli input: filter values with brackets and commas are one value", "[hardening][cli-input]") {
     Fixture f;
     // --project "[spotter,dain]" is a substring of one project, not spotter OR dain.

@@ -286,3 +286,19 @@ TEST_CASE("query: field-only queries have no free text", "[query]") {
     ParsedQuery q = parse_keyword_query("fox role:tool", db);
     CHECK(q.has_free_text);
 }
+
+TEST_CASE("query: words the index cannot search are left out and named", "[query]") {
+    // A word of one character or over 64 bytes has no term: the query cannot ask for it, so it finds
+    // more than was asked, and says which words it left out (before, silently).
+    auto db = make_db();
+    const std::string long_word(70, 'q');
+    ParsedQuery p = parse_keyword_query("quick a " + long_word + " C++ -x \"b\" : fox", db);
+    CHECK(p.ignored_words == std::vector<std::string>{"a", long_word, "C++", "-x", "\"b\""});
+    CHECK(run(db, "quick a " + long_word + " fox") == run(db, "quick fox"));
+    CHECK(parse_keyword_query("quick fox", db).ignored_words.empty());
+    // An OR before a word left out joins nothing: the next word is ANDed, as after any clause.
+    CHECK(run(db, "fox OR a jumps") == Names{"d2"});
+    CHECK(run(db, "fox OR a jumps") == run(db, "fox jumps"));
+    // Only words left out: nothing searchable, as before.
+    CHECK_THROWS_AS(parse_keyword_query("a " + long_word, db), BadInput);
+}

@@ -249,6 +249,7 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   for (const auto& w : parsed.wildcards)
     if (w.truncated()) result.truncate(w.describe());
   result.loose_phrases = parsed.loose_phrases;
+  result.ignored_words = parsed.ignored_words;
   timer.mark("mset");
 
   std::map<std::string, SessionRec> sessions;

@@ -87,6 +87,8 @@ struct QueryResult {
   // keyword: a phrase joined by OR to another clause matched, in messages without positions (tool
   // input and output, thinking), wherever all its words are (an ANDed or negated phrase is exact).
   bool loose_phrases = false;
+  // keyword: words of the query the index cannot search (ParsedQuery::ignored_words), left out.
+  std::vector<std::string> ignored_words;
   std::vector<Hit> hits;
   IndexCounts counts;
   uint64_t refreshed_files = 0;

@@ -14,6 +14,11 @@
 namespace osearch {
 namespace {
 
+// A letter, digit or character outside ASCII (punctuation alone is no word to name).
+bool has_word_character(std::string_view tok) {
+  return std::any_of(tok.begin(), tok.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80 || std::isalnum(static_cast<unsigned char>(c)); });
+}
+
 Xapian::Query and_all(const std::vector<Xapian::Query>& qs) {
   if (qs.empty()) return Xapian::Query();
   if (qs.size() == 1) return qs[0];
@@ -337,7 +342,13 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
     size_t before = out.positive_terms.size();
     Clause c = parser.clause(tok);
     if (neg) out.positive_terms.resize(before);  // a negated word is never "matched"
-    if (!c.valid) continue;
+    if (!c.valid) {
+      // Nothing searchable: a word of one character or one too long for a term, or punctuation. A
+      // word is named in the answer; an OR before it joins nothing ("foo OR a bar" is foo AND bar).
+      if (has_word_character(tok)) out.ignored_words.push_back(neg ? "-" + tok : tok);
+      pending_or = false;
+      continue;
+    }
     if (neg) {
       // A negated phrase excludes where positions prove it; elsewhere PhraseCheck reads the text
       // (all its words somewhere is not the phrase: excluding those would lose matches). A phrase

@@ -65,6 +65,10 @@ struct ParsedQuery {
   std::vector<QueryPhrase> required_phrases, forbidden_phrases;
   // A phrase joined by OR to another clause: where there are no positions it matches all its words.
   bool loose_phrases = false;
+  // Words of the query the index cannot search: each word of them is one character or longer than
+  // kMaxWordBytes (no term: "a", "C++", a 70-byte hash). They are left out of the query, which then
+  // finds more than they asked; the answer names them (`ignored_words`), a negated one with its '-'.
+  std::vector<std::string> ignored_words;
 };
 
 // `db` lets field values that are substrings (project:, model:) expand to the terms that exist.

@@ -162,6 +162,17 @@ test("keyword: ranked sessions, the same as osearch keyword", async () => {
   assert.deepEqual(body.results.map((r) => r.agent).sort(), ["omp", "pi"], "one id, two agents, two sessions");
 });
 
+test("keyword: words osearch left out are named, as osearch names them", async () => {
+  const { body } = await call({ action: "keyword", query: "sharedidword a" });
+  checkContract(body, "keyword");
+  const direct = osearchJson(["keyword", "--limit", "10", "--", "sharedidword a"]);
+  assert.deepEqual(direct.ignored_words, ["a"]);
+  assert.deepEqual(body.ignored_words, ["a"]);
+  checkAgainstOsearch(body, direct);
+  const plain = await call({ action: "keyword", query: "sharedidword" });
+  assert.equal("ignored_words" in plain.body, false);
+});
+
 test("keyword with every filter passes each one to osearch", async () => {
   const params = { action: "keyword", query: "ompuserword", project: "omp proj", since: "2026-11-01",
     until: "2026-11-02", limit: 3, agent: "omp" };

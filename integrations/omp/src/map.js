@@ -83,6 +83,9 @@ export function mapResponse(input, json) {
     truncated: json.truncated === true,
   };
   if (output.truncated && json.truncated_reason) output.truncated_reason = String(json.truncated_reason);
+  // What the answer says of the query itself: words it could not search, phrases taken loosely.
+  if (Array.isArray(json.ignored_words) && json.ignored_words.length > 0) output.ignored_words = json.ignored_words.map(String);
+  if (json.loose_phrases === true) output.loose_phrases = true;
   if (json.index && json.index.stale === true) output.stale = true;
   // The original answered an empty search with this message; keep it for prompts that look for it.
   if (results.length === 0) output.message = "No sessions found matching the criteria";
