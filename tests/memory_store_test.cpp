@@ -112,3 +112,42 @@ TEST_CASE("memory: the store appends events, forgets once, and the text index re
     CHECK(store.import(c, {{1, memory::Action::Remember, 3, ""}}, 9) == MemoryStore::ImportOutcome::Added);
     CHECK(MemoryStore::Snapshot(store).events("mc").back().action == memory::Action::Import);
 }
+
+TEST_CASE("memory: a text index of another schema's terms is built again", "[memory]") {
+    // An upgrade that changes the tokenizer (schema 23: colour codes) rebuilds the messages'
+    // documents; the memories' text index said "current" by its generation alone and kept the old
+    // terms. It now holds the schema too: another one (or none, before) means every document again.
+    TempDir t("memterms");
+    const std::string idx = t.path();
+    write_file(t / "a.md", "Set model to \x1b[1mopusplan\x1b[22m");
+    MemoryStore store(idx, MemoryStore::Mode::Write);
+    memory::Record a{"ma", t / "a.md", "first", "", "", "", "", {}, 1, 0, ""};
+    store.add(a, {{1, memory::Action::Remember, 1, ""}});
+    CHECK(sync_memory_index(idx, store, false).rebuilt);
+    {
+        auto db = open_memory_text(idx);
+        REQUIRE(db);
+        CHECK(db->get_termfreq("opusplan") == 1);
+        CHECK(memory_text_current(*db, MemoryStore::Snapshot(store).generation()));
+    }
+    {  // as an older build left it: old terms, no schema named
+        Xapian::WritableDatabase w(memory_text_dir(idx));
+        Xapian::Document stale;
+        stale.add_boolean_term("Qmemory/ma");
+        stale.add_term("1mopusplan");
+        w.replace_document("Qmemory/ma", stale);
+        w.set_metadata("memory_terms", "");
+        w.commit();
+    }
+    {
+        auto db = open_memory_text(idx);
+        REQUIRE(db);
+        CHECK_FALSE(memory_text_current(*db, MemoryStore::Snapshot(store).generation()));
+    }
+    CHECK(sync_memory_index(idx, store, false).rebuilt);
+    auto db = open_memory_text(idx);
+    REQUIRE(db);
+    CHECK(db->get_termfreq("opusplan") == 1);
+    CHECK(db->get_termfreq("1mopusplan") == 0);
+    CHECK(db->get_doccount() == 1);
+}

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "engine/index/schema.h"
 #include "engine/index/text_index.h"
 #include "engine/store/errors.h"
 #include "engine/store/index_damage.h"
@@ -20,6 +21,10 @@ namespace {
 
 constexpr size_t kMaxFileBytes = size_t{4} << 20;  // a memory is a note: past 4 MiB the rest is not indexed
 constexpr const char* kGenerationKey = "memory_generation";
+// The schema whose terms the documents hold (engine/index/schema.h): a tokenizer or fold change
+// bumps it, and the documents are built again, as the rebuild does for the messages' own.
+constexpr const char* kTermsKey = "memory_terms";
+std::string terms_version() { return std::to_string(kSchemaVersion); }
 
 // What a refresh compares: a file edited in place changes size or mtime, a file replaced by a
 // rename changes inode. "" when it cannot be stat'ed (gone).
@@ -82,7 +87,7 @@ std::vector<const memory::Record*> changed_files(const Xapian::Database& db, con
 }
 
 bool current(const Xapian::Database& db, uint64_t generation) {
-  return db.get_metadata(kGenerationKey) == std::to_string(generation);
+  return db.get_metadata(kGenerationKey) == std::to_string(generation) && db.get_metadata(kTermsKey) == terms_version();
 }
 
 }  // namespace
@@ -142,7 +147,8 @@ MemorySyncResult sync_memory_index(const std::string& index_dir, const MemorySto
     // Only the memories the commits since the indexed generation changed, when the log says which.
     const std::string had = db.get_metadata(kGenerationKey);
     std::optional<std::vector<std::string>> changed;
-    if (!had.empty() && had.find_first_not_of("0123456789") == std::string::npos && had.size() < 20)
+    if (!had.empty() && had.find_first_not_of("0123456789") == std::string::npos && had.size() < 20 &&
+        db.get_metadata(kTermsKey) == terms_version())  // (other terms: every document again)
       changed = snap.changed_since(std::stoull(had));
     if (changed) {
       for (const auto& id : *changed)
@@ -165,6 +171,7 @@ MemorySyncResult sync_memory_index(const std::string& index_dir, const MemorySto
     }
   }
   db.set_metadata(kGenerationKey, std::to_string(generation));
+  db.set_metadata(kTermsKey, terms_version());
   db.commit();
   db.close();
   restrict_permissions(dir);
