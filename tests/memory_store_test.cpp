@@ -151,3 +151,27 @@ TEST_CASE("memory: a text index of another schema's terms is built again", "[mem
     CHECK(db->get_termfreq("1mopusplan") == 0);
     CHECK(db->get_doccount() == 1);
 }
+
+TEST_CASE("memory: no phrase runs from a memory's summary into its file's words", "[memory]") {
+    // Both texts had their positions from 1: "alpha delta" was a phrase of summary "alpha beta" and
+    // file "gamma delta" (alpha@1, delta@2).
+    TempDir t("memparts");
+    const std::string idx = t.path();
+    write_file(t / "a.md", "gamma delta");
+    MemoryStore store(idx, MemoryStore::Mode::Write);
+    memory::Record a{"ma", t / "a.md", "alpha beta", "", "", "", "", {}, 1, 0, ""};
+    store.add(a, {{1, memory::Action::Remember, 1, ""}});
+    sync_memory_index(idx, store, false);
+    auto db = open_memory_text(idx);
+    REQUIRE(db);
+    const auto phrase = [&](const std::string& x, const std::string& y) {
+        const std::vector<Xapian::Query> qs{Xapian::Query(x), Xapian::Query(y)};
+        Xapian::Enquire enq(*db);
+        enq.set_query(Xapian::Query(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), 2));
+        return enq.get_mset(0, 10).size();
+    };
+    CHECK(phrase("alpha", "beta") == 1);
+    CHECK(phrase("gamma", "delta") == 1);
+    CHECK(phrase("alpha", "delta") == 0);
+    CHECK(phrase("beta", "gamma") == 0);
+}

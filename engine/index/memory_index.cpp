@@ -40,8 +40,11 @@ std::string unique_term(std::string_view id) { return std::string(prefix::kUniqu
 Xapian::Document memory_document(DocBuilder& builder, const memory::Record& r) {
   Xapian::Document doc;
   const std::string sig = stat_signature(r.path);  // before the read: a change after it is seen next time
-  builder.add_text(doc, r.summary, true);
-  if (auto text = memory::read_text(r.path, kMaxFileBytes)) builder.add_text(doc, *text, true);
+  // The file's words after the summary's, past a run of positions no phrase spans: both had started
+  // at position 1, so a phrase could run from a summary's word into the file's next one.
+  constexpr uint32_t kPartsApart = 64;
+  const uint32_t summary_positions = builder.add_text(doc, r.summary, true);
+  if (auto text = memory::read_text(r.path, kMaxFileBytes)) builder.add_text(doc, *text, true, summary_positions + kPartsApart);
   builder.add_text(doc, r.path, false);
   doc.add_boolean_term(unique_term(r.id));
   doc.add_boolean_term(boolean_term(prefix::kType, "memory"));

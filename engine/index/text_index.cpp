@@ -82,28 +82,28 @@ std::string DocBuilder::title_unique_term(std::string_view session_id) {
   return boolean_term(prefix::kUnique, "title/" + std::string(session_id));
 }
 
-void DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bool positions) {
+uint32_t DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bool positions, uint32_t first_position) {
   // Xapian takes terms as std::string: one reused buffer instead of a temporary (and, past 15
   // bytes, an allocation) per call.
   std::string& t = term_buf_;
   if (positions) {
-    tokenizer_.run(text, [&](std::string_view term, uint32_t pos, TermKind kind) {
+    return tokenizer_.run(text, [&](std::string_view term, uint32_t pos, TermKind kind) {
       t.assign(term);
       if (is_positional(kind))
-        doc.add_posting(t, pos + 1);
+        doc.add_posting(t, first_position + pos + 1);
       else
         doc.add_term(t);
     });
-    return;
   }
   // Without positions, count wdf here: one add_term per distinct term instead of one per
   // occurrence (Xapian's per-document term map is the expensive part).
   counter_.clear();
-  tokenizer_.run(text, [&](std::string_view term, uint32_t, TermKind) { counter_.add(term); });
+  const uint32_t taken = tokenizer_.run(text, [&](std::string_view term, uint32_t, TermKind) { counter_.add(term); });
   counter_.for_each([&](std::string_view term, uint32_t n) {
     t.assign(term);
     doc.add_term(t, n);
   });
+  return taken;
 }
 
 Xapian::Document DocBuilder::message(const MessageDoc& d) {

@@ -132,10 +132,14 @@ class DocBuilder {
   Xapian::Document title(const SessionRec& s, uint32_t session_number);
   static std::string title_unique_term(std::string_view session_id);
   // Free text the way messages are indexed (engine/index/memory_index.cpp: memory documents).
-  void add_text(Xapian::Document& doc, std::string_view text, bool positions) { index_text(doc, text, positions); }
+  // Returns the positions `text` took; with `first_position`, its positions start there (a second
+  // text of one document after the first, so that no phrase runs from one into the other).
+  uint32_t add_text(Xapian::Document& doc, std::string_view text, bool positions, uint32_t first_position = 0) {
+    return index_text(doc, text, positions, first_position);
+  }
 
  private:
-  void index_text(Xapian::Document& doc, std::string_view text, bool positions);
+  uint32_t index_text(Xapian::Document& doc, std::string_view text, bool positions, uint32_t first_position = 0);
   Tokenizer tokenizer_;
   TermCounter counter_;
   std::string gutter_scratch_, term_buf_, uuid_term_;
