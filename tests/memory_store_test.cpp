@@ -113,17 +113,31 @@ TEST_CASE("memory: the store appends events, forgets once, and the text index re
     CHECK(MemoryStore::Snapshot(store).events("mc").back().action == memory::Action::Import);
 }
 
+namespace {
+// One memory "ma" with this summary and file text, in a new store at `t`, its text index built.
+struct OneMemory {
+    OneMemory(const TempDir& t, const std::string& summary, const std::string& file_text)
+        : idx(t.path()), store(idx, MemoryStore::Mode::Write) {
+        write_file(t / "a.md", file_text);
+        memory::Record a{"ma", t / "a.md", summary, "", "", "", "", {}, 1, 0, ""};
+        store.add(a, {{1, memory::Action::Remember, 1, ""}});
+        first_sync = sync_memory_index(idx, store, false);
+    }
+    std::string idx;
+    MemoryStore store;
+    MemorySyncResult first_sync;
+};
+}  // namespace
+
 TEST_CASE("memory: a text index of another schema's terms is built again", "[memory]") {
     // An upgrade that changes the tokenizer (schema 23: colour codes) rebuilds the messages'
     // documents; the memories' text index said "current" by its generation alone and kept the old
     // terms. It now holds the schema too: another one (or none, before) means every document again.
     TempDir t("memterms");
-    const std::string idx = t.path();
-    write_file(t / "a.md", "Set model to \x1b[1mopusplan\x1b[22m");
-    MemoryStore store(idx, MemoryStore::Mode::Write);
-    memory::Record a{"ma", t / "a.md", "first", "", "", "", "", {}, 1, 0, ""};
-    store.add(a, {{1, memory::Action::Remember, 1, ""}});
-    CHECK(sync_memory_index(idx, store, false).rebuilt);
+    OneMemory m(t, "first", "Set model to \x1b[1mopusplan\x1b[22m");
+    const std::string& idx = m.idx;
+    MemoryStore& store = m.store;
+    CHECK(m.first_sync.rebuilt);
     {
         auto db = open_memory_text(idx);
         REQUIRE(db);
@@ -156,13 +170,8 @@ TEST_CASE("memory: no phrase runs from a memory's summary into its file's words"
     // Both texts had their positions from 1: "alpha delta" was a phrase of summary "alpha beta" and
     // file "gamma delta" (alpha@1, delta@2).
     TempDir t("memparts");
-    const std::string idx = t.path();
-    write_file(t / "a.md", "gamma delta");
-    MemoryStore store(idx, MemoryStore::Mode::Write);
-    memory::Record a{"ma", t / "a.md", "alpha beta", "", "", "", "", {}, 1, 0, ""};
-    store.add(a, {{1, memory::Action::Remember, 1, ""}});
-    sync_memory_index(idx, store, false);
-    auto db = open_memory_text(idx);
+    OneMemory m(t, "alpha beta", "gamma delta");
+    auto db = open_memory_text(m.idx);
     REQUIRE(db);
     const auto phrase = [&](const std::string& x, const std::string& y) {
         const std::vector<Xapian::Query> qs{Xapian::Query(x), Xapian::Query(y)};

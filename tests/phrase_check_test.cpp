@@ -171,6 +171,20 @@ TEST_CASE("phrase check: on the strings of real transcripts, as tokenizing the w
   CHECK(found > checks / 4);
 }
 
+namespace {
+// The hits of `q`, sorted: message uuids, or by session the ids' first 8 characters; `total` must count them.
+std::vector<std::string> hit_ids(IndexReader& reader, const std::string& q, bool by_message) {
+  KeywordOptions o;
+  o.by_message = by_message;
+  const QueryResult r = run_keyword(reader, q, limit_filters(50), o);
+  std::vector<std::string> out;
+  for (const Hit& h : r.hits) out.push_back(by_message ? h.message->uuid : h.session.id.substr(0, 8));
+  std::sort(out.begin(), out.end());
+  CHECK(r.total == out.size());
+  return out;
+}
+}  // namespace
+
 TEST_CASE("keyword: a phrase in tool output and thinking matches only where its words stand together",
           "[keyword][phrase]") {
   // Message 1 of each session is prose; 3 is a tool result, 6 thinking (SyntheticIndex, every 3rd).
@@ -179,16 +193,7 @@ TEST_CASE("keyword: a phrase in tool output and thinking matches only where its 
                      {"opening remarks", "we saw quuxify zorblax in prose", "x", "nothing", "x", "x", "zorblax, quuxify!"}},
                     3);
   IndexReader reader(ix.idx);
-  const auto ids = [&](const std::string& q, bool by_message) {
-    KeywordOptions o;
-    o.by_message = by_message;
-    const QueryResult r = run_keyword(reader, q, limit_filters(50), o);
-    std::vector<std::string> out;
-    for (const Hit& h : r.hits) out.push_back(by_message ? h.message->uuid : h.session.id.substr(0, 8));
-    std::sort(out.begin(), out.end());
-    CHECK(r.total == out.size());
-    return out;
-  };
+  const auto ids = [&](const std::string& q, bool by_message) { return hit_ids(reader, q, by_message); };
   using V = std::vector<std::string>;
   // Tool result of session 1 and thinking of session 2 ("zorblax, quuxify!": punctuation between).
   CHECK(ids("\"zorblax quuxify\"", true) == V{"u-1-3", "u-2-6"});
@@ -217,16 +222,7 @@ TEST_CASE("keyword: a phrase with a word of one character is found in prose, too
                      {"create the new file", "so create a new file"}},  // (one message with it, not its title)
                     3);
   IndexReader reader(ix.idx);
-  const auto ids = [&](const std::string& q, bool by_message = true) {
-    KeywordOptions o;
-    o.by_message = by_message;
-    const QueryResult r = run_keyword(reader, q, limit_filters(50), o);
-    std::vector<std::string> out;
-    for (const Hit& h : r.hits) out.push_back(by_message ? h.message->uuid : h.session.id.substr(0, 8));
-    std::sort(out.begin(), out.end());
-    CHECK(r.total == out.size());
-    return out;
-  };
+  const auto ids = [&](const std::string& q, bool by_message = true) { return hit_ids(reader, q, by_message); };
   using V = std::vector<std::string>;
   CHECK(ids("\"create a new file\"") == V{"u-0-1", "u-0-3", "u-1-6", "u-4-1"});
   // By session, titles too: session 3's title "create the new file" is not the phrase.
@@ -259,14 +255,8 @@ TEST_CASE("keyword: words and phrases in coloured terminal output", "[keyword][p
                       "\x1b[2mCompacted (ctrl+o to see full summary)\x1b[22m"}},
                     3);
   IndexReader reader(ix.idx);
-  const auto ids = [&](const std::string& q) {
-    KeywordOptions o;
-    o.by_message = true;
-    std::vector<std::string> out;
-    for (const Hit& h : run_keyword(reader, q, limit_filters(50), o).hits) out.push_back(h.message->uuid);
-    std::sort(out.begin(), out.end());
-    return out;
-  };
+  const auto ids = [&](const std::string& q) { return hit_ids(reader, q, true); };
+
   using V = std::vector<std::string>;
   CHECK(ids("opusplan") == V{"u-0-1"});
   CHECK(ids("pass") == V{"u-0-3"});
