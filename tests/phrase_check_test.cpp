@@ -30,11 +30,12 @@ TEST_CASE("phrase check: the ASCII path answers as tokenizing the whole text", "
       text += rng() % 17 == 0 ? std::string(70, 'q') : words[rng() % words.size()];  // (a word over 64 bytes)
       text += seps[rng() % (round % 2 ? seps.size() : 13)];  // every other text ASCII only
     }
-    std::vector<std::string> phrase;
+    std::vector<std::string> terms;
     // (Mostly the first nine words; sometimes one of one or two bytes, a word's parts, or one over 64 bytes.)
     for (size_t n = 2 + rng() % 2; n > 0; --n)
-      phrase.push_back(rng() % 20 == 0 ? std::string(70, 'q') : search_form(words[rng() % (rng() % 4 ? 9 : words.size())]));
-    INFO("text [" << text << "] phrase " << phrase[0] << " " << phrase[1]);
+      terms.push_back(rng() % 20 == 0 ? std::string(70, 'q') : search_form(words[rng() % (rng() % 4 ? 9 : words.size())]));
+    const QueryPhrase phrase(terms);
+    INFO("text [" << text << "] phrase " << terms[0] << " " << terms[1]);
     const bool whole = holds_phrase_tokenized(text, phrase, scratch);
     CHECK(holds_phrase(text, PreparedPhrase(phrase), scratch) == whole);
     found += whole;

@@ -23,20 +23,26 @@ bool is_word_byte(char c) {
   return u < 0x80 && detail::kAscii.c[u] == detail::CharClass::Word;
 }
 
-// `text` with its ASCII letters lower-cased into `out`; whether it holds a byte outside ASCII.
-// (Through plain pointers and without branches, so the compiler vectorizes it: every candidate's
-// whole text passes here.)
-bool lower_ascii_copy(std::string_view text, std::string& out) {
+// What lower_ascii_copy saw in the text.
+struct CopiedText {
+  bool other_bytes = false;  // a byte outside ASCII
+  bool escape = false;       // an ESC (a terminal escape sequence, which the tokenizer skips)
+};
+
+// `text` with its ASCII letters lower-cased into `out`, and what it holds. (Through plain pointers
+// and without branches, so the compiler vectorizes it: every candidate's whole text passes here.)
+CopiedText lower_ascii_copy(std::string_view text, std::string& out) {
   out.resize(text.size());
   char* const dst = out.data();
   const auto* const src = reinterpret_cast<const unsigned char*>(text.data());
-  unsigned char seen = 0;
+  unsigned char seen = 0, escapes = 0;
   for (size_t i = 0, n = text.size(); i < n; ++i) {
     const unsigned char c = src[i];
     seen |= c;
+    escapes |= static_cast<unsigned char>(c == 0x1b);
     dst[i] = static_cast<char>(c + (static_cast<unsigned char>(c - 'A') < 26 ? 32 : 0));
   }
-  return seen >= 0x80;
+  return {seen >= 0x80, escapes != 0};
 }
 
 // The first byte outside ASCII at or after `from` (text.size() when none), eight bytes at a time.
@@ -185,10 +191,11 @@ void for_each_anchor(std::string_view text, std::string_view lower, const Prepar
 bool holds_phrase(std::string_view text, const PreparedPhrase& p, PhraseScratch& scratch) {
   const std::vector<std::string>& terms = p.phrase.terms;
   if (terms.empty()) return true;
+  if (!p.ascii_words) return holds_phrase_tokenized(text, p.phrase, scratch);
+  const CopiedText copied = lower_ascii_copy(text, scratch.lower);
+  const bool other_bytes = copied.other_bytes;
   // (A terminal escape sequence is no text: its bytes are not runs, the tokenizer skips them.)
-  if (!p.ascii_words || text.find('\x1b') != std::string_view::npos) return holds_phrase_tokenized(text, p.phrase, scratch);
-  const bool other_bytes = lower_ascii_copy(text, scratch.lower);
-  if (other_bytes && !no_word_outside_ascii(text)) return holds_phrase_tokenized(text, p.phrase, scratch);
+  if (copied.escape || (other_bytes && !no_word_outside_ascii(text))) return holds_phrase_tokenized(text, p.phrase, scratch);
   // Words of ASCII alone: the tokenizer gives each maximal run of word bytes one position, in order,
   // and its term is the run lower-cased (none for a run of one byte or over kMaxWordBytes: a gap's
   // run); between two runs only a CJK character or a symbol takes a position
@@ -256,6 +263,18 @@ bool placed(const Xapian::Document& doc, const QueryPhrase& p) {
   return false;
 }
 
+// Whether every required phrase holds (by `holds_one`) and no forbidden one does; with `gapped_only`,
+// only the phrases with gaps are asked (Xapian decided the others).
+template <typename Holds>
+bool holds_phrases(const std::vector<PreparedPhrase>& required, const std::vector<PreparedPhrase>& forbidden,
+                   bool gapped_only, Holds&& holds_one) {
+  for (const auto& p : required)
+    if ((!gapped_only || p.phrase.has_gaps()) && !holds_one(p)) return false;
+  for (const auto& p : forbidden)
+    if ((!gapped_only || p.phrase.has_gaps()) && holds_one(p)) return false;
+  return true;
+}
+
 }  // namespace
 
 bool PhraseCheck::holds(const Xapian::Document& doc) const {
@@ -271,15 +290,9 @@ bool PhraseCheck::holds(const Xapian::Document& doc) const {
           std::vector<std::string> titles = s->searchable_titles();
           title = titles.empty() ? std::string() : std::move(titles.front());
         }
-    const auto holds_gapped = [&](const PreparedPhrase& p) {
+    return holds_phrases(required_, forbidden_, true, [&](const PreparedPhrase& p) {
       return title ? holds_phrase(*title, p, scratch_) : placed(doc, p.phrase);
-    };
-    bool holds = true;
-    for (const auto& p : required_)
-      if (p.phrase.has_gaps()) holds = holds && holds_gapped(p);
-    for (const auto& p : forbidden_)
-      if (p.phrase.has_gaps()) holds = holds && !holds_gapped(p);
-    return holds;
+    });
   }
   if (auto it = seen_.find(key); it != seen_.end()) return it->second;
   if (cut_ || std::chrono::steady_clock::now() > deadline_) {
@@ -295,10 +308,8 @@ bool PhraseCheck::holds(const Xapian::Document& doc) const {
     std::string_view text = reader_.message_text(*m, text_buffer_);
     // What the indexer tokenized (DocBuilder::message): a tool result without its line-number gutters.
     if (m->content_type == ContentType::ToolResult) text = blank_line_number_gutters(text, gutter_scratch_);
-    for (const auto& p : required_)
-      if (!positions || p.phrase.has_gaps()) holds = holds && holds_phrase(text, p, scratch_);
-    for (const auto& p : forbidden_)
-      if (!positions || p.phrase.has_gaps()) holds = holds && !holds_phrase(text, p, scratch_);
+    holds = holds_phrases(required_, forbidden_, positions,
+                          [&](const PreparedPhrase& p) { return holds_phrase(text, p, scratch_); });
   }
   seen_.emplace(std::move(key), holds);
   return holds;

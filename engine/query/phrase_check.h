@@ -39,7 +39,6 @@ struct PhraseScratch {
 // per query.
 struct PreparedPhrase {
   explicit PreparedPhrase(QueryPhrase words);
-  explicit PreparedPhrase(std::vector<std::string> words) : PreparedPhrase(QueryPhrase(std::move(words))) {}
   QueryPhrase phrase;
   // Per position of the span: the index of the word standing there, or kGap.
   static constexpr size_t kGap = SIZE_MAX;
@@ -54,9 +53,6 @@ struct PreparedPhrase {
 // second, when the phrase's words and every word of the text are ASCII, compares the word runs
 // around each place its anchor stands (the same answer, without tokenizing), and else tokenizes.
 bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, PhraseScratch& scratch);
-inline bool holds_phrase_tokenized(std::string_view text, const std::vector<std::string>& terms, PhraseScratch& scratch) {
-  return holds_phrase_tokenized(text, QueryPhrase(terms), scratch);
-}
 bool holds_phrase(std::string_view text, const PreparedPhrase& phrase, PhraseScratch& scratch);
 
 class PhraseCheck {
