@@ -20,7 +20,7 @@ namespace {
 // Words with shared prefixes (ember/embers, cedar/cedars), drawn with falling frequencies.
 const char* const kWords[] = {"amber", "birch", "cedar", "cedars", "dune", "ember", "embers", "fjord", "grove", "heath"};
 // Words of one character: the indexer gives each a position but no term, so a phrase through one
-// ("amber a birch") has a gap, which any such word fills.
+// ("amber a birch", "amber x") has a gap, which the text decides.
 const char* const kShortWords[] = {"a", "x"};
 bool is_short(const std::string& w) { return w.size() == 1; }
 
@@ -56,24 +56,21 @@ struct RandomQuery {
   enum Kind { Word, And, Or, Not, Phrase, Prefix, NotPhrase } kind = Word;
   std::vector<std::string> terms;  // a phrase's words last: two, or three with a short one between
 
-  // Whether words[i..] start with the phrase terms[from..]: a short word of it stands for any short
-  // word in a message, and for any word in a memory (whose positions alone are checked).
-  bool phrase_at(const std::vector<std::string>& words, size_t i, size_t from, bool memory) const {
-    if (i + terms.size() - from > words.size()) return false;
-    for (size_t k = from; k < terms.size(); ++k, ++i)
-      if (!(words[i] == terms[k] || (is_short(terms[k]) && (memory || is_short(words[i]))))) return false;
+  // Whether the phrase terms[from..] stands at words[i..] (i may be before the text or run past it):
+  // in a message every word in place, a short one as the same short word; in a memory, whose
+  // positions alone are checked, a short one stands for any short word, and for none past the
+  // text's ends (before the file's text lie the summary's unused positions).
+  bool phrase_at(const std::vector<std::string>& words, std::ptrdiff_t i, size_t from, bool memory) const {
+    for (size_t k = from; k < terms.size(); ++k, ++i) {
+      const bool inside = i >= 0 && i < static_cast<std::ptrdiff_t>(words.size());
+      const std::string* w = inside ? &words[static_cast<size_t>(i)] : nullptr;
+      if (memory && is_short(terms[k]) ? !(!w || is_short(*w)) : !(w && *w == terms[k])) return false;
+    }
     return true;
   }
   bool has_phrase(const std::vector<std::string>& words, size_t from, bool memory) const {
-    if (memory) {  // (a memory's phrase check places the words alone: short words at its ends drop)
-      RandomQuery trimmed = *this;
-      while (trimmed.terms.size() > from && is_short(trimmed.terms.back())) trimmed.terms.pop_back();
-      while (trimmed.terms.size() > from && is_short(trimmed.terms[from])) trimmed.terms.erase(trimmed.terms.begin() + static_cast<std::ptrdiff_t>(from));
-      for (size_t i = 0; i < words.size(); ++i)
-        if (trimmed.phrase_at(words, i, from, true)) return true;
-      return false;
-    }
-    for (size_t i = 0; i < words.size(); ++i)
+    const auto n = static_cast<std::ptrdiff_t>(words.size()), span = static_cast<std::ptrdiff_t>(terms.size() - from);
+    for (std::ptrdiff_t i = -span; i <= n; ++i)
       if (phrase_at(words, i, from, memory)) return true;
     return false;
   }
@@ -120,11 +117,13 @@ RandomQuery random_query(std::mt19937& rng) {
     case RandomQuery::NotPhrase: q.terms = {word(), word(), word()}; break;
     default: q.terms = {word(), word()};
   }
+  // A phrase of one word with a short one beside it ("x amber", "amber a").
+  if ((q.kind == RandomQuery::Phrase || q.kind == RandomQuery::NotPhrase) && rng() % 4 == 0) q.terms.pop_back();
   if (q.kind == RandomQuery::Phrase || q.kind == RandomQuery::NotPhrase) {
     const auto short_word = [&] { return std::string(kShortWords[rng() % std::size(kShortWords)]); };
     const std::ptrdiff_t phrase_start = q.kind == RandomQuery::NotPhrase ? 1 : 0;
     const bool middle = rng() % 3 == 0, leading = rng() % 6 == 0, trailing = rng() % 6 == 0;
-    if (middle) q.terms.insert(q.terms.end() - 1, short_word());  // "amber a birch"
+    if (middle && q.terms.size() > static_cast<size_t>(phrase_start) + 1) q.terms.insert(q.terms.end() - 1, short_word());  // "amber a birch"
     if (leading) q.terms.insert(q.terms.begin() + phrase_start, short_word());  // "a amber birch"
     if (trailing) q.terms.push_back(short_word());  // "amber birch a"
   }

@@ -45,19 +45,25 @@ TEST_CASE("phrase check: the ASCII path answers as tokenizing the whole text", "
 
 namespace {
 // The model: every positional term of `text` by position, and whether the phrase's words stand at
-// start + offset with no term at a gap's position, for some start.
+// start + offset, and at a gap's position a word without a term (the phrase's word for it, if given).
 bool holds_by_model(std::string_view text, const QueryPhrase& p) {
   std::map<uint32_t, std::set<std::string>> at;
-  Tokenizer tokenizer;
+  std::map<uint32_t, std::string> gaps;
+  Tokenizer tokenizer(true);
   const uint32_t positions = tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind k) {
     if (is_positional(k)) at[pos].emplace(t);
+    if (k == TermKind::Gap) gaps[pos] = t;
   });
   for (uint32_t start = 0; start + p.span() <= positions; ++start) {
     bool holds = true;
     for (uint32_t o = 0, k = 0; holds && o < p.span(); ++o) {
       const auto it = at.find(start + o);
-      if (k < p.terms.size() && p.offsets[k] == o) holds = it != at.end() && it->second.contains(p.terms[k++]);
-      else holds = it == at.end();  // a gap: a word that gave no term, or nothing at all
+      if (k < p.terms.size() && p.offsets[k] == o) {
+        holds = it != at.end() && it->second.contains(p.terms[k++]);
+      } else {
+        const auto gap = gaps.find(start + o);
+        holds = it == at.end() && gap != gaps.end() && (p.gap_word(o).empty() || gap->second == p.gap_word(o));
+      }
     }
     if (holds) return true;
   }
@@ -83,6 +89,28 @@ TEST_CASE("phrase check: a phrase with gaps (words of one character) is found wh
     CHECK_FALSE(holds_phrase_tokenized(text, create_a_new_file, scratch));
     CHECK_FALSE(holds_phrase(text, PreparedPhrase(create_a_new_file), scratch));
   }
+  // As the query parser makes them, the gaps name their words: "create a new file" is not "create x
+  // new file", and "python 3" (one word and a gap) is not "python 2" nor "python" alone.
+  const QueryPhrase named({"create", "new", "file"}, {0, 2, 3}, 4, {"", "a", "", ""});
+  const QueryPhrase python_3({"python"}, {0}, 2, {"", "3"});
+  const QueryPhrase i_need_to({"need", "to"}, {1, 2}, 3, {"i", "", ""});
+  const auto holds_both = [&](std::string_view text, const QueryPhrase& p) {
+    const bool whole = holds_phrase_tokenized(text, p, scratch);
+    CHECK(holds_phrase(text, PreparedPhrase(p), scratch) == whole);
+    return whole;
+  };
+  CHECK(holds_both("please create A new file", named));
+  CHECK(holds_both("create a\nnew file", named));
+  CHECK_FALSE(holds_both("create x new file", named));
+  CHECK_FALSE(holds_both("create é new file", named));
+  CHECK(holds_both("with Python 3.12", python_3));
+  CHECK(holds_both("python 2 or python 3", python_3));
+  CHECK_FALSE(holds_both("python 2", python_3));
+  CHECK_FALSE(holds_both("python", python_3));
+  CHECK_FALSE(holds_both("python 33", python_3));
+  CHECK(holds_both("so I need to go", i_need_to));
+  CHECK_FALSE(holds_both("I don't need to", i_need_to));
+  CHECK_FALSE(holds_both("need to", i_need_to));
   // Random texts and gapped phrases: both paths answer as the model does.
   std::mt19937 rng(20261208);
   const std::vector<std::string> words = {"error", "handling", "test", "x", "a", "I", "4", std::string(70, 'q'), "file",
@@ -95,13 +123,20 @@ TEST_CASE("phrase check: a phrase with gaps (words of one character) is found wh
     std::vector<std::string> terms;
     std::vector<uint32_t> offsets;
     const uint32_t lead = rng() % 4 == 0 ? 1 : 0, trail = rng() % 4 == 0 ? 1 : 0;  // gaps at the ends
-    for (uint32_t o = lead, n = 2 + rng() % 3; terms.size() < n; ++o) {
+    for (uint32_t o = lead, n = 1 + rng() % 4; terms.size() < n; ++o) {
       if (!terms.empty() && rng() % 3 == 0) continue;  // a gap
       terms.push_back(search_form(words[rng() % 3 == 0 ? 9 + rng() % 3 : rng() % 3]));
       offsets.push_back(o);
     }
-    const QueryPhrase phrase(terms, offsets, offsets.back() + 1 + trail);
-    INFO("text [" << text << "] phrase of " << terms.size() << " over " << phrase.span());
+    // Half of the phrases name their gaps' words (as the query parser does), the others take any.
+    std::vector<std::string> fillers;
+    if (round % 4 < 2) {
+      fillers.resize(offsets.back() + 1 + trail);
+      for (auto& f : fillers) f = search_form(words[3 + rng() % 5]);  // x, a, i, 4, q×70
+      for (const uint32_t o : offsets) fillers[o].clear();
+    }
+    const QueryPhrase phrase(terms, offsets, offsets.back() + 1 + trail, fillers);
+    INFO("text [" << text << "] phrase of " << terms.size() << " over " << phrase.span() << " gaps named " << !fillers.empty());
     const bool model = holds_by_model(text, phrase);
     CHECK(holds_phrase_tokenized(text, phrase, scratch) == model);
     CHECK(holds_phrase(text, PreparedPhrase(phrase), scratch) == model);
@@ -246,6 +281,29 @@ TEST_CASE("keyword: a phrase with a word of one character is found in prose, too
   CHECK(ids("\"claude-sonnet-4-5-20250929\"") == V{"u-2-1"});  // create@0 sonnet@1 20250929@4
   // Negated: the messages holding the phrase are left out, in prose too; "create new file" is not it.
   CHECK(ids("file -\"create a new file\"") == V{"u-0-6", "u-1-1", "u-1-3", "u-2-6", "u-3-0", "u-3-1", "u-4-0"});
+}
+
+TEST_CASE("keyword: a phrase's gaps are its own words; one word and a gap; a quoted version", "[keyword][phrase]") {
+  // "python 3" was the word python alone (every message naming python), "create a new file" took
+  // "create x new file", and "1.7.0" (words of one character only) was refused as unsearchable.
+  SyntheticIndex ix({{"opening remarks", "we need python 3 here", "x", "python 2 only", "x", "x", "upgrade to python 3"},
+                     {"opening remarks", "python is fine", "x", "create x new file", "x", "x", "release 1.7.0 is out"},
+                     {"opening remarks", "create a new file", "x", "version 1.7.0 shipped", "x", "x", "Python 3.12"}},
+                    3);
+  IndexReader reader(ix.idx);
+  const auto ids = [&](const std::string& q, bool by_message = true) { return hit_ids(reader, q, by_message); };
+  using V = std::vector<std::string>;
+  CHECK(ids("\"python 3\"") == V{"u-0-1", "u-0-6", "u-2-6"});  // prose, thinking; "3.12" starts with 3
+  CHECK(ids("\"python 3\"", false) == V{"00000000", "00000002"});
+  CHECK(ids("python -\"python 3\"") == V{"u-0-3", "u-1-1"});
+  CHECK(ids("\"create a new file\"") == V{"u-2-1"});
+  CHECK(ids("\"create x new file\"") == V{"u-1-3"});
+  CHECK(ids("\"1.7.0\"") == V{"u-1-6", "u-2-3"});
+  CHECK(ids("\"version 1.7.0\"") == V{"u-2-3"});
+  CHECK(ids("\"release 1.7.0 is\"") == V{"u-1-6"});
+  CHECK(ids("\"version 1.7.1\"").empty());
+  // Nothing but words without terms, and no identifier of them: nothing to search, said so.
+  CHECK_THROWS_AS(run_keyword(reader, "\"a b\"", limit_filters(50), KeywordOptions()), BadInput);
 }
 
 TEST_CASE("keyword: words and phrases in coloured terminal output", "[keyword][phrase][tokenizer]") {

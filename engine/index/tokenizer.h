@@ -15,7 +15,9 @@ namespace osearch {
 // Symbol: one emoji without its variation selector (a flag's two regional indicators are one).
 // SymbolSequence: a whole emoji cluster with skin-tone modifiers, tags or ZWJ joins ("👍🏽",
 // "👨‍👩‍👧"), at the same position as its component symbols.
-enum class TermKind : uint8_t { Word, Part, Compound, CjkUnigram, CjkBigram, Symbol, SymbolSequence };
+// Gap: a word that gives no term (one character, or over kMaxWordBytes), in its search form; only a
+// Tokenizer made to report gaps emits it (a phrase's check compares what fills its gaps).
+enum class TermKind : uint8_t { Word, Part, Compound, CjkUnigram, CjkBigram, Symbol, SymbolSequence, Gap };
 
 // Kinds that carry positions in prose (phrase search); the others are looked up as plain terms.
 constexpr bool is_positional(TermKind k) {
@@ -42,6 +44,9 @@ void scan_symbol_cluster(std::string_view text, size_t i, SymbolCluster& out);
 
 class Tokenizer {
  public:
+  Tokenizer() = default;
+  // With `report_gaps`, a word that gives no term is given to the sink as a Gap at its position.
+  explicit Tokenizer(bool report_gaps) : report_gaps_(report_gaps) {}
   // Calls sink(term, position, kind) for every term of `text`. Positions count words (and CJK
   // characters); parts and compounds share the position of their first word. Returns the number of
   // positions: a word that gives no term (one character, or over kMaxWordBytes) takes one too.
@@ -54,6 +59,7 @@ class Tokenizer {
   void emit_path_segments(std::string_view path, uint32_t pos, auto& sink);
   std::string term_, compound_, unversioned_;
   SymbolCluster cluster_;
+  bool report_gaps_ = false;
 };
 
 // Code point classes the tokenizer uses (exposed for tests and the query parser).
@@ -228,6 +234,10 @@ void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
     std::string_view word = span.substr(w, i - w);
     ++words;
     if (word.size() > kMaxWordBytes) {
+      if (report_gaps_) {
+        search_form(word, term_);
+        sink(std::string_view(term_), pos, TermKind::Gap);
+      }
       ++pos;
       continue;
     }
@@ -239,6 +249,8 @@ void Tokenizer::flush_span(std::string_view span, uint32_t& pos, auto& sink) {
     }
     if (folded.size() > 1 || (!folded.empty() && static_cast<unsigned char>(folded[0]) >= 0x80))
       sink(folded, pos, TermKind::Word);
+    else if (report_gaps_)
+      sink(folded, pos, TermKind::Gap);
     if (has_underscore || has_inner_upper) emit_parts(word, folded, pos, sink);
     ++pos;
   }

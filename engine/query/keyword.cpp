@@ -312,8 +312,8 @@ QueryResult search_once(IndexReader& reader, const std::string& query, const Fil
   if (!o.by_message) count_session_matches(reader, db, q, tally_whole ? tallied_by : nullptr, result.hits, &phrases);
   timer.mark("counts");
   if (phrases.cut())
-    result.truncate("phrase checks stopped at their time budget: later messages without positions (tool input and "
-                    "output, thinking) were taken on all of a phrase's words");
+    result.truncate("phrase checks stopped at their time budget: later messages were taken on a phrase's words "
+                    "alone, wherever they stand");
   return result;
 }
 

@@ -83,58 +83,56 @@ bool no_word_outside_ascii(std::string_view text) {
 
 bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, PhraseScratch& scratch) {
   const std::vector<std::string>& terms = phrase.terms;
-  const std::vector<uint32_t>& offsets = phrase.offsets;
-  const size_t n = terms.size();
-  if (n == 0) return true;
-  const uint32_t lead = offsets[0], span = phrase.span();
-  // One position at a time (several terms share one: an emoji sequence and its symbols): `here[k]`
-  // whether word k stands there. `open` holds the matches under way, each its start (the phrase's
-  // first position) and how many words stood in place; one with all of them waits for its trailing
-  // gaps to pass without a term.
+  const uint32_t span = phrase.span();
+  if (terms.empty()) return true;
+  // Per position of the phrase: the word standing there (kNone at a gap).
+  constexpr size_t kNone = SIZE_MAX;
+  std::vector<size_t> word_at(span, kNone);  // (small: a phrase's positions)
+  for (size_t k = 0; k < terms.size(); ++k) word_at[phrase.offsets[k]] = k;
+  // One text position at a time (several terms share one: an emoji sequence and its symbols):
+  // `here[o]` whether it fills the phrase's position o. Every word takes a position and gives a term
+  // or a gap, so a match under way (`open`: its start) goes on only at the next position.
   auto& open = scratch.open;
   auto& here = scratch.here;
   open.clear();
-  here.assign(n, 0);
+  here.assign(span, 0);
   uint32_t at = 0;
   bool started = false, found = false;
-  std::optional<uint32_t> before;  // the position with terms before `at`
   const auto settle = [&] {
     size_t kept = 0;
-    for (size_t j = 0; j < open.size(); ++j) {
-      const auto [start, k] = open[j];
-      if (k == n) {  // `at` is past the last word: in a trailing gap it ends the match
-        if (at >= start + span) found = true;
-        continue;
-      }
-      // Before its word's position `at` is a gap holding a term; past it, that position held none.
-      if (at != start + offsets[k] || !here[k]) continue;
-      if (k + 1 == n && offsets[k] + 1 == span) found = true;
-      else open[kept++] = {start, k + 1};
+    for (const uint32_t start : open) {
+      const uint32_t o = at - start;
+      if (o >= span || !here[o]) continue;
+      if (o + 1 == span) found = true;
+      else open[kept++] = start;
     }
     open.resize(kept);
-    // A start: the first word, with room for the leading gaps and no term in them.
-    if (!found && here[0] && at >= lead && (!before || *before < at - lead)) {
-      if (n == 1 && lead + 1 == span) found = true;
-      else open.emplace_back(at - lead, 1);
+    if (!found && here[0]) {
+      if (span == 1) found = true;
+      else open.push_back(at);
     }
   };
-  const uint32_t positions = scratch.tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) {
-    if (found || !is_positional(kind)) return;
+  scratch.tokenizer.run(text, [&](std::string_view t, uint32_t pos, TermKind kind) {
+    if (found || !(is_positional(kind) || kind == TermKind::Gap)) return;
     if (started && pos != at) {
       settle();
       std::fill(here.begin(), here.end(), 0);
-      before = at;
-      if (found) return;
+      // A position without a word (none is expected) ends every match under way.
+      if (pos != at + 1) open.clear();
     }
     at = pos;
     started = true;
-    for (size_t k = 0; k < n; ++k)
-      if (terms[k] == t) here[k] = 1;
+    if (found) return;
+    for (uint32_t o = 0; o < span; ++o) {
+      if (word_at[o] != kNone) {
+        if (kind != TermKind::Gap && terms[word_at[o]] == t) here[o] = 1;
+      } else if (kind == TermKind::Gap) {
+        const std::string_view want = phrase.gap_word(o);
+        if (want.empty() || want == t) here[o] = 1;
+      }
+    }
   });
   if (started && !found) settle();
-  // Matches whose trailing gaps reach the text's end: the gaps must be words of it.
-  for (const auto& [start, k] : open)
-    if (!found && k == n && start + span <= positions) found = true;
   return found;
 }
 
@@ -205,7 +203,11 @@ bool holds_phrase(std::string_view text, const PreparedPhrase& p, PhraseScratch&
   const std::string_view lower = scratch.lower;
   const auto run_fits = [&](size_t slot, size_t b, size_t e) {
     if (e == b) return false;
-    if (p.slots[slot] == PreparedPhrase::kGap) return e - b == 1 || e - b > kMaxWordBytes;
+    if (p.slots[slot] == PreparedPhrase::kGap) {
+      if (e - b != 1 && e - b <= kMaxWordBytes) return false;  // a term stands there
+      const std::string_view want = p.phrase.gap_word(static_cast<uint32_t>(slot));
+      return want.empty() || lower.substr(b, e - b) == want;
+    }
     return lower.substr(b, e - b) == terms[p.slots[slot]];
   };
   const size_t anchor_at = p.phrase.offsets[p.anchor], span = p.slots.size();
@@ -244,7 +246,8 @@ PhraseCheck::PhraseCheck(const IndexReader& reader, const std::vector<QueryPhras
 namespace {
 
 // Whether the phrase's words stand at their offsets from one start in `doc`'s positions (a title's
-// or a memory's document: its text has positions, and its database termlists, unlike messages').
+// or a memory's document: its text has positions, and its database termlists, unlike messages'),
+// with no term at a gap's position (which word fills it, the positions do not say).
 bool placed(const Xapian::Document& doc, const QueryPhrase& p) {
   std::vector<std::vector<Xapian::termpos>> at(p.terms.size());
   for (size_t k = 0; k < p.terms.size(); ++k) {
@@ -254,11 +257,31 @@ bool placed(const Xapian::Document& doc, const QueryPhrase& p) {
       for (auto it = t.positionlist_begin(), end = t.positionlist_end(); it != end; ++it) at[k].push_back(*it);
     if (at[k].empty()) return false;
   }
+  std::vector<Xapian::termpos> taken;  // every position holding a term (for a phrase with gaps)
+  if (p.has_gaps()) {
+    for (auto t = doc.termlist_begin(); t != doc.termlist_end(); ++t)
+      for (auto it = t.positionlist_begin(), end = t.positionlist_end(); it != end; ++it) taken.push_back(*it);
+    std::sort(taken.begin(), taken.end());
+  }
+  const auto gap_free = [&](Xapian::termpos origin) {
+    for (uint32_t o = 0, k = 0; o < p.span(); ++o) {
+      if (k < p.offsets.size() && p.offsets[k] == o) {
+        ++k;
+        continue;
+      }
+      // (Positions start at 1. Where the text ends, the positions do not say: a word without a term
+      // past the last term is taken to be there.)
+      const Xapian::termpos gap = origin + o;
+      if (gap < 1 || std::binary_search(taken.begin(), taken.end(), gap)) return false;
+    }
+    return true;
+  };
   for (const Xapian::termpos start : at[0]) {
+    if (start < p.offsets[0] + 1u) continue;
     bool holds = true;
     for (size_t k = 1; holds && k < at.size(); ++k)
       holds = std::binary_search(at[k].begin(), at[k].end(), start + p.offsets[k] - p.offsets[0]);
-    if (holds) return true;
+    if (holds && (!p.has_gaps() || gap_free(start - p.offsets[0]))) return true;
   }
   return false;
 }

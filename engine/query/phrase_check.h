@@ -2,10 +2,11 @@
 // matches a phrase there exactly; tool input and output and thinking are not (positions would cost
 // a third of indexing throughput), so Xapian can only say that such a message holds every word of
 // the phrase. The keyword deciders ask this for those messages: the words must stand at the
-// positions the phrase gives them (consecutive, but for its gaps), as the indexer tokenized the text.
-// A phrase with gaps ("create a new file") is checked in prose too: Xapian's window does not place
-// the words exactly. A session's title and a memory are checked on their positions: their words
-// must stand in place, but what fills a gap there is not read.
+// positions the phrase gives them (consecutive, but for its gaps), as the indexer tokenized the text,
+// and each gap filled by the query's word for it. A phrase with gaps ("create a new file", "python
+// 3") is checked in prose too: Xapian's window does not place the words exactly, and the index
+// holds no term for what fills a gap. A session's title is checked on its shown text; a memory on
+// its positions: its words must stand in place with no term in a gap, but which word fills it is not read.
 #pragma once
 
 #include <chrono>
@@ -28,10 +29,10 @@ namespace osearch {
 
 // What a check reuses from one message to the next.
 struct PhraseScratch {
-  Tokenizer tokenizer;
+  Tokenizer tokenizer{true};      // (with the words of gaps)
   std::string lower;              // the text, its ASCII letters lower-cased
-  std::vector<std::pair<uint32_t, size_t>> open;  // matches under way: start position, words matched
-  std::vector<char> here;                         // which words stand at the current position
+  std::vector<uint32_t> open;     // matches under way: their start positions
+  std::vector<char> here;         // which of the phrase's positions the current position fills
 };
 
 // A phrase's words (search forms and positions, as the query parser made them), with what
@@ -49,7 +50,8 @@ struct PreparedPhrase {
 };
 
 // Whether the words stand at their positions of `text` (positional kinds only, as the indexer gives
-// prose its positions), with no term at a gap's position. The first tokenizes all of `text`; the
+// prose its positions), and at a gap's position a word without a term: the phrase's word for that gap
+// (QueryPhrase::gap_word), or any when it has none. The first tokenizes all of `text`; the
 // second, when the phrase's words and every word of the text are ASCII, compares the word runs
 // around each place its anchor stands (the same answer, without tokenizing), and else tokenizes.
 bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, PhraseScratch& scratch);
@@ -58,7 +60,7 @@ bool holds_phrase(std::string_view text, const PreparedPhrase& phrase, PhraseScr
 class PhraseCheck {
  public:
   // `required`: phrases a match must hold (each a clause ANDed into the query); `forbidden`: negated
-  // phrases it must not hold. Phrases of one word are plain terms: none is given here.
+  // phrases it must not hold. A phrase of one word and no gap is a plain term: none is given here.
   // Each message costs a read and a pass over its text: a query whose phrase has common words reads
   // thousands at 2 GB (docs/BENCHMARKS.md). Past `budget` the rest are taken unchecked, and cut() says so.
   PhraseCheck(const IndexReader& reader, const std::vector<QueryPhrase>& required,

@@ -196,6 +196,7 @@ class Parser {
           if (pick(pos, kind)) symbols.emplace_back(t);
           break;
         case TermKind::Part: break;  // the document holds them; the query names the identifier
+        case TermKind::Gap: break;
       }
     });
     // A compound the index does not hold whole (a file name or UUID inside a longer path, a partial
@@ -231,10 +232,11 @@ class Parser {
   }
 
   // Positions exist for prose only; elsewhere Xapian can only find all the words, and the deciders
-  // check the phrase on the text (engine/query/phrase_check.h). `terms`/`exact`: set for several words.
+  // check the phrase on the text (engine/query/phrase_check.h). `phrase_out`/`exact_out`: set for a
+  // phrase of several positions.
   Xapian::Query phrase(const std::string& tok, QueryPhrase& phrase_out, Xapian::Query& exact_out) {
     std::string inner = tok.substr(1, tok.back() == '"' ? tok.size() - 2 : tok.size() - 1);
-    std::vector<std::string> terms;
+    std::vector<std::string> terms, fillers;
     std::vector<uint32_t> positions;
     SymbolPicker pick;
     const uint32_t span = tokenizer_.run(inner, [&](std::string_view t, uint32_t pos, TermKind kind) {
@@ -242,29 +244,35 @@ class Parser {
           ((kind == TermKind::Symbol || kind == TermKind::SymbolSequence) && pick(pos, kind))) {
         terms.emplace_back(t);
         positions.push_back(pos);
+      } else if (kind == TermKind::Gap) {
+        if (fillers.size() <= pos) fillers.resize(pos + 1);
+        fillers[pos] = t;
       }
     });
-    if (terms.empty()) return Xapian::Query();
+    // Only words without a term ("1.7.0", "a b"): an identifier the index holds whole is looked up
+    // as written unquoted; else nothing is searchable.
+    if (terms.empty()) return words(inner);
     std::vector<Xapian::Query> qs;
     for (const auto& t : terms) {
       qs.emplace_back(t);
       out_.positive_terms.push_back(t);
     }
     out_.has_free_text = true;
-    if (qs.size() == 1) return qs[0];
     // Positions as the indexer gives them: a word of one character takes one but is no term, so
-    // "create a new file" spans four positions with three words.
-    QueryPhrase phrase(std::move(terms), std::move(positions), span);
-    Xapian::Query exact(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), phrase.word_span());
+    // "create a new file" spans four positions with three words, and "python 3" two with one: the
+    // text decides what stands in a gap.
+    QueryPhrase phrase(std::move(terms), std::move(positions), span, std::move(fillers));
+    if (!phrase.has_gaps() && qs.size() == 1) return qs[0];
+    Xapian::Query exact = qs.size() == 1 ? qs[0] : Xapian::Query(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), phrase.word_span());
     Xapian::Query loose(Xapian::Query::OP_FILTER, and_all(qs), Xapian::Query(std::string(prefix::kNoPositions)));
     phrase_out = std::move(phrase);
     exact_out = exact;
-    return Xapian::Query(Xapian::Query::OP_OR, exact, loose);
+    return qs.size() == 1 ? exact : Xapian::Query(Xapian::Query::OP_OR, exact, loose);
   }
 
   const Xapian::Database& db_;
   ParsedQuery& out_;
-  Tokenizer tokenizer_;
+  Tokenizer tokenizer_{true};  // (a phrase keeps the words of its gaps)
 };
 
 }  // namespace

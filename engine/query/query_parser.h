@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace osearch {
@@ -28,15 +29,22 @@ inline constexpr size_t kWildcardMaxTerms = 256;
 
 inline constexpr size_t kWildcardCountLimit = 1000000;  // ~ tens of ms of term iteration
 
-// A phrase of several words as the tokenizer placed them: each word's search form and its position
-// in the phrase. A word that takes a position but gives no term (one character, or longer than
-// kMaxWordBytes) leaves a gap: "create a new file" is create@0 new@2 file@3 over 4 positions, "I need
-// to" need@1 to@2 over 3. A gap stands for any such word ("create x new file"), never for a word that
-// is a term ("create the new file"), nor for nothing (at a text's start or end).
+// A phrase as the tokenizer placed it: each word's search form and its position in the phrase. A
+// word that takes a position but gives no term (one character, or longer than kMaxWordBytes) leaves a
+// gap: "create a new file" is create@0 new@2 file@3 over 4 positions, "I need to" need@1 to@2 over 3,
+// "python 3" python@0 over 2. A gap stands for the word the query had there, in its search form
+// ("create A new file", not "create x new file"), never for a word that is a term ("create the new
+// file"), nor for nothing (at a text's start or end). A phrase of one word and no gap is that word.
 struct QueryPhrase {
   QueryPhrase() = default;
-  QueryPhrase(std::vector<std::string> words, std::vector<uint32_t> at, uint32_t span = 0)
-      : terms(std::move(words)), offsets(std::move(at)), positions(std::max<uint32_t>(span, offsets.empty() ? 0 : offsets.back() + 1)) {}
+  // `fillers`: per position of the span, the word of a gap there (empty where a word of `words`
+  // stands); without them, a gap stands for any word that gives no term.
+  QueryPhrase(std::vector<std::string> words, std::vector<uint32_t> at, uint32_t span = 0,
+              std::vector<std::string> fillers = {})
+      : terms(std::move(words)), offsets(std::move(at)), positions(std::max<uint32_t>(span, offsets.empty() ? 0 : offsets.back() + 1)),
+        gap_words(std::move(fillers)) {
+    if (!gap_words.empty()) gap_words.resize(positions);
+  }
   // Words at consecutive positions.
   explicit QueryPhrase(std::vector<std::string> words) : terms(std::move(words)) {
     for (uint32_t i = 0; i < terms.size(); ++i) offsets.push_back(i);
@@ -45,6 +53,7 @@ struct QueryPhrase {
   std::vector<std::string> terms;
   std::vector<uint32_t> offsets;  // strictly increasing
   uint32_t positions = 0;         // the phrase's positions, its gaps at either end included
+  std::vector<std::string> gap_words;  // per position: a gap's word, or empty (none given: any)
   bool empty() const { return terms.empty(); }
   uint32_t span() const { return positions; }
   // Positions from the first word to the last: Xapian's phrase window.
@@ -52,6 +61,8 @@ struct QueryPhrase {
   // Xapian's OP_PHRASE over the window finds these words in order anywhere in it, so where positions
   // exist a phrase with gaps is still checked on the text.
   bool has_gaps() const { return positions != terms.size(); }
+  // The word a gap at position `at` must be ("" for any word without a term).
+  std::string_view gap_word(uint32_t at) const { return at < gap_words.size() ? std::string_view(gap_words[at]) : std::string_view(); }
 };
 
 struct ParsedQuery {
@@ -59,7 +70,7 @@ struct ParsedQuery {
   std::vector<std::string> positive_terms;  // free-text terms a hit may contain (for matched_terms, snippets)
   bool has_free_text = false;               // false: only field filters / negations
   std::vector<WildcardExpansion> wildcards;  // every prefix* clause, truncated or not
-  // Phrases of several words a match must hold (ANDed) or must not (negated), as search forms:
+  // Phrases of several positions a match must hold (ANDed) or must not (negated), as search forms:
   // checked on the text of messages without positions, and of every message for a phrase with gaps
   // (engine/query/phrase_check.h).
   std::vector<QueryPhrase> required_phrases, forbidden_phrases;
