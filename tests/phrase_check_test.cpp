@@ -306,6 +306,25 @@ TEST_CASE("keyword: a phrase's gaps are its own words; one word and a gap; a quo
   CHECK_THROWS_AS(run_keyword(reader, "\"a b\"", limit_filters(50), KeywordOptions()), BadInput);
 }
 
+TEST_CASE("keyword: a phrase's first word held only as an identifier's part does not stand before the text",
+          "[keyword][phrase]") {
+  // Xapian 1.4 reads a term a document holds without positions (the part "run" of runWingmanReview)
+  // as standing at position 0 when a phrase asks for its first word there; texts began at position 1,
+  // so "run all" matched a message starting "All clean" (from the shared corpus), and its title too.
+  SyntheticIndex ix({{"Tests pass after runTests", "All clean. runWingmanReview triggers it", "x", "nothing", "x", "x",
+                      "we run all of them"}},
+                    3);
+  IndexReader reader(ix.idx);
+  const auto ids = [&](const std::string& q, bool by_message = true) { return hit_ids(reader, q, by_message); };
+  using V = std::vector<std::string>;
+  CHECK(ids("\"run all\"") == V{"u-0-6"});
+  CHECK(ids("\"all clean\"") == V{"u-0-1"});
+  CHECK(ids("clean -\"run all\"") == V{"u-0-1"});
+  CHECK(ids("\"run tests\"").empty());
+  CHECK(ids("\"run tests\"", false).empty());  // (nor the session's title, the same text)
+  CHECK(ids("\"tests pass\"", false) == V{"00000000"});
+}
+
 TEST_CASE("keyword: words and phrases in coloured terminal output", "[keyword][phrase][tokenizer]") {
   // Claude Code's local command output and coloured tool output hold CSI sequences: "\x1b[1mopusplan"
   // (a real /model reply) was the term "1mopusplan", so `keyword opusplan` missed it.

@@ -164,6 +164,9 @@ TEST_CASE("upgrade: a schema-21 index (stops 46 to 49) keeps its archived sessio
 TEST_CASE("upgrade: a schema-22 index (stops 50 to 62) keeps its archived sessions and memories", "[upgrade][archive]") {
   check_upgrade_from(22);
 }
+TEST_CASE("upgrade: a schema-23 index (stop 63) keeps its archived sessions and memories", "[upgrade][archive]") {
+  check_upgrade_from(23);
+}
 
 TEST_CASE("upgrade: read before its upgrade (--no-refresh), an older index says so and answers nothing wrong",
           "[upgrade][archive]") {

@@ -118,6 +118,8 @@ ArchiveTables ArchiveTables::of(const Dbis& db) {
 //            numbers the session in the new env), no record changes.
 //   22 -> 23 changed the tokenizer (terminal escape sequences are separators): the rebuild's
 //            documents take the new terms, no record changes.
+//   23 -> 24 moved a text's first position from 1 to 2: the rebuild's documents take the new
+//            positions, no record changes.
 std::optional<SchemaSteps> schema_steps(uint64_t from, uint64_t to) {
   if (from < kOldestMigratedSchema || from > to || to > kSchemaVersion) return std::nullopt;
   SchemaSteps s;

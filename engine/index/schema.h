@@ -19,7 +19,8 @@ namespace osearch {
 //     repeat (agent_progress)
 // 22: msg_uuid keyed by the session's number (be32) and the uuid, not sid\0uuid
 // 23: the tokenizer skips terminal escape sequences ("\x1b[1mhaiku" is the word haiku)
-inline constexpr uint64_t kSchemaVersion = 23;
+// 24: a text's positions start at 2 (text_index.h, kFirstPosition: Xapian's position 0 of a term without any)
+inline constexpr uint64_t kSchemaVersion = 24;
 
 // The oldest schema whose archived sessions an upgrade carries over (see schema_steps).
 inline constexpr uint64_t kOldestMigratedSchema = 10;

@@ -90,7 +90,7 @@ uint32_t DocBuilder::index_text(Xapian::Document& doc, std::string_view text, bo
     return tokenizer_.run(text, [&](std::string_view term, uint32_t pos, TermKind kind) {
       t.assign(term);
       if (is_positional(kind))
-        doc.add_posting(t, first_position + pos + 1);
+        doc.add_posting(t, first_position + pos + kFirstPosition);
       else
         doc.add_term(t);
     });

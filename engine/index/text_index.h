@@ -124,6 +124,13 @@ struct MessageDoc {
 };
 
 // Builds documents; one per thread (it reuses buffers).
+// A text's first word stands at position 2, not 1. Xapian 1.4 reads the positions of a term a
+// document holds without any (an identifier's part, a compound) as one position 0 when a phrase asks
+// for its first word there (GlassPositionList::skip_to(0) on an empty list), so `"run all"` matched
+// a message that starts "All clean" and names runWingmanReview. With no word at 1 that position 0
+// completes no phrase. (Schema 24; earlier indexes started at 1.)
+inline constexpr uint32_t kFirstPosition = 2;
+
 class DocBuilder {
  public:
   Xapian::Document message(const MessageDoc& m);
@@ -132,8 +139,8 @@ class DocBuilder {
   Xapian::Document title(const SessionRec& s, uint32_t session_number);
   static std::string title_unique_term(std::string_view session_id);
   // Free text the way messages are indexed (engine/index/memory_index.cpp: memory documents).
-  // Returns the positions `text` took; with `first_position`, its positions start there (a second
-  // text of one document after the first, so that no phrase runs from one into the other).
+  // Returns the positions `text` took; with `first_position`, its positions start that far on (a
+  // second text of one document after the first, so that no phrase runs from one into the other).
   uint32_t add_text(Xapian::Document& doc, std::string_view text, bool positions, uint32_t first_position = 0) {
     return index_text(doc, text, positions, first_position);
   }

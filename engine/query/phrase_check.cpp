@@ -269,15 +269,15 @@ bool placed(const Xapian::Document& doc, const QueryPhrase& p) {
         ++k;
         continue;
       }
-      // (Positions start at 1. Where the text ends, the positions do not say: a word without a term
-      // past the last term is taken to be there.)
+      // (Positions start at kFirstPosition. Where the text ends, the positions do not say: a word
+      // without a term past the last term is taken to be there.)
       const Xapian::termpos gap = origin + o;
-      if (gap < 1 || std::binary_search(taken.begin(), taken.end(), gap)) return false;
+      if (gap < kFirstPosition || std::binary_search(taken.begin(), taken.end(), gap)) return false;
     }
     return true;
   };
   for (const Xapian::termpos start : at[0]) {
-    if (start < p.offsets[0] + 1u) continue;
+    if (start < p.offsets[0] + kFirstPosition) continue;
     bool holds = true;
     for (size_t k = 1; holds && k < at.size(); ++k)
       holds = std::binary_search(at[k].begin(), at[k].end(), start + p.offsets[k] - p.offsets[0]);
