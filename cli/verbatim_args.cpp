@@ -41,6 +41,9 @@ void add_transform(CLI::Option* opt) {
   const bool positional = !opt->nonpositional();
   // One value per occurrence ("repeatable"): `list --project a b` must not read b as a second project.
   if (takes_value && !positional) opt->allow_extra_args(false);
+  // An option of one value given twice takes the last, as in rg and git (`--limit 5 --limit 50`,
+  // a wrapper's flags and then the caller's), instead of "At Most 1 required but received 2".
+  if (takes_value && !positional && opt->get_expected_max() == 1) opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   // A list positional counts as "still wanting values" only below its minimum; at "--" CLI11 hands
   // the rest to the parent app once the minimum is met, so `keyword hook -- -dain` failed with
   // "-dain not expected". A minimum no command line reaches keeps the rest here; TakeAll skips the

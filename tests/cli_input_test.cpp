@@ -253,6 +253,20 @@ TEST_CASE("cli input: numeric options are whole numbers in range", "[hardening][
     CHECK(code_points(some["results"][0]["snippet"].s) <= 5);
 }
 
+TEST_CASE("cli input: an option of one value given twice takes the last, as in rg and git", "[hardening][cli-input]") {
+    // It was "--limit: At Most 1 required but received 2", exit 2; a repeatable filter still ORs its values.
+    Fixture f;
+    CHECK(f.json({"list", "--limit", "1", "--limit", "2"})["returned"].i == 2);
+    CHECK(f.json({"list", "--limit", "2", "--limit=1"})["returned"].i == 1);
+    CHECK(f.json({"list", "--offset", "2", "--offset", "0", "--limit", "50"})["returned"].i == 3);
+    CHECK(f.json({"list", "--format", "text", "--format", "json"})["returned"].i == 3);
+    Json last = f.json({"keyword", "hook", "--snippet-chars", "50", "--snippet-chars", "0"});
+    REQUIRE(last["returned"].i >= 1);
+    CHECK(last["results"][0]["snippet"].s.empty());
+    CHECK(f.json({"list", "--project", "-w-dain", "--project", "-w-spotter"})["returned"].i == 2);
+    check_usage_error(f.run({"list", "--limit", "2", "--limit", "0"}));  // the last is still checked
+}
+
 TEST_CASE("cli input: enum options reject unknown values", "[hardening][cli-input]") {
     Fixture f;
     for (const auto& args : std::vector<std::vector<std::string>>{
