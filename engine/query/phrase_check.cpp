@@ -87,7 +87,8 @@ bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, Ph
   if (terms.empty()) return true;
   // Per position of the phrase: the word standing there (kNone at a gap).
   constexpr size_t kNone = SIZE_MAX;
-  std::vector<size_t> word_at(span, kNone);  // (small: a phrase's positions)
+  auto& word_at = scratch.word_at;
+  word_at.assign(span, kNone);
   for (size_t k = 0; k < terms.size(); ++k) word_at[phrase.offsets[k]] = k;
   // One text position at a time (several terms share one: an emoji sequence and its symbols):
   // `here[o]` whether it fills the phrase's position o. Every word takes a position and gives a term

@@ -33,6 +33,7 @@ struct PhraseScratch {
   std::string lower;              // the text, its ASCII letters lower-cased
   std::vector<uint32_t> open;     // matches under way: their start positions
   std::vector<char> here;         // which of the phrase's positions the current position fills
+  std::vector<size_t> word_at;    // per position of the phrase: the word standing there
 };
 
 // A phrase's words (search forms and positions, as the query parser made them), with what
