@@ -249,9 +249,10 @@ class Parser {
         fillers[pos] = t;
       }
     });
-    // Only words without a term ("1.7.0", "a b"): an identifier the index holds whole is looked up
-    // as written unquoted; else nothing is searchable.
-    if (terms.empty()) return words(inner);
+    // Only words without a term ("a b", "1.4"): nothing the index holds stands for them. (The
+    // identifier 1.4 is a term, but the phrase also stands in 3.1.4, where it is not: refused, not
+    // answered in part. Unquoted, 1.4 is the identifier.)
+    if (terms.empty()) return Xapian::Query();
     std::vector<Xapian::Query> qs;
     for (const auto& t : terms) {
       qs.emplace_back(t);
@@ -385,7 +386,9 @@ ParsedQuery parse_keyword_query(const std::string& text, const Xapian::Database&
   for (auto& p : must_phrases)
     if (!p.empty()) out.required_phrases.push_back(std::move(p));
   if (musts.empty() && filters.empty() && nots.empty())
-    throw BadInput("usage", "nothing searchable in query '" + text + "': give at least one word");
+    throw BadInput("usage", "nothing searchable in query '" + text +
+                                "': give at least one word (words of one character, or over 64 bytes, are not "
+                                "indexed; an identifier such as 1.4 is found unquoted)");
   Xapian::Query q = musts.empty() ? Xapian::Query::MatchAll : and_all(musts);
   if (!filters.empty()) {
     std::vector<Xapian::Query> groups;
