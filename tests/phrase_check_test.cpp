@@ -36,7 +36,7 @@ TEST_CASE("phrase check: the ASCII path answers as tokenizing the whole text", "
       terms.push_back(rng() % 20 == 0 ? std::string(70, 'q') : search_form(words[rng() % (rng() % 4 ? 9 : words.size())]));
     const QueryPhrase phrase(terms);
     INFO("text [" << text << "] phrase " << terms[0] << " " << terms[1]);
-    const bool whole = holds_phrase_tokenized(text, phrase, scratch);
+    const bool whole = holds_phrase_tokenized(text, PreparedPhrase(phrase), scratch);
     CHECK(holds_phrase(text, PreparedPhrase(phrase), scratch) == whole);
     found += whole;
   }
@@ -80,13 +80,13 @@ TEST_CASE("phrase check: a phrase with gaps (words of one character) is found wh
   for (const char* text : {"please create a new file now", "Create a NEW file", "create x new file", "create\na new-file",
                            "so: create 4 new file."}) {
     INFO(text);
-    CHECK(holds_phrase_tokenized(text, create_a_new_file, scratch));
+    CHECK(holds_phrase_tokenized(text, PreparedPhrase(create_a_new_file), scratch));
     CHECK(holds_phrase(text, PreparedPhrase(create_a_new_file), scratch));
   }
   for (const char* text : {"create the new file", "create new file", "create a  brand new file", "create a new",
                            "create a 漢 new file", "create a new files"}) {
     INFO(text);
-    CHECK_FALSE(holds_phrase_tokenized(text, create_a_new_file, scratch));
+    CHECK_FALSE(holds_phrase_tokenized(text, PreparedPhrase(create_a_new_file), scratch));
     CHECK_FALSE(holds_phrase(text, PreparedPhrase(create_a_new_file), scratch));
   }
   // As the query parser makes them, the gaps name their words: "create a new file" is not "create x
@@ -106,7 +106,7 @@ TEST_CASE("phrase check: a phrase with gaps (words of one character) is found wh
                {"I don't need to", i_need_to, false},     {"need to", i_need_to, false}};
   for (const auto& c : cases) {
     INFO(c.text);
-    CHECK(holds_phrase_tokenized(c.text, c.phrase, scratch) == c.holds);
+    CHECK(holds_phrase_tokenized(c.text, PreparedPhrase(c.phrase), scratch) == c.holds);
     CHECK(holds_phrase(c.text, PreparedPhrase(c.phrase), scratch) == c.holds);
   }
   // Random texts and gapped phrases: both paths answer as the model does.
@@ -136,7 +136,7 @@ TEST_CASE("phrase check: a phrase with gaps (words of one character) is found wh
     const QueryPhrase phrase(terms, offsets, offsets.back() + 1 + trail, fillers);
     INFO("text [" << text << "] phrase of " << terms.size() << " over " << phrase.span() << " gaps named " << !fillers.empty());
     const bool model = holds_by_model(text, phrase);
-    CHECK(holds_phrase_tokenized(text, phrase, scratch) == model);
+    CHECK(holds_phrase_tokenized(text, PreparedPhrase(phrase), scratch) == model);
     CHECK(holds_phrase(text, PreparedPhrase(phrase), scratch) == model);
     found += model;
   }
@@ -195,7 +195,7 @@ TEST_CASE("phrase check: on the strings of real transcripts, as tokenizing the w
                                                       words.begin() + static_cast<std::ptrdiff_t>(at + n)),
                              offsets);
     INFO("text [" << text << "] phrase " << phrase.terms[0] << " " << phrase.terms[1] << " over " << phrase.span());
-    const bool whole = holds_phrase_tokenized(text, phrase, scratch);
+    const bool whole = holds_phrase_tokenized(text, PreparedPhrase(phrase), scratch);
     CHECK(holds_phrase(text, PreparedPhrase(phrase), scratch) == whole);
     if (&from == &text) CHECK(whole);  // a phrase taken from a text is found in it
     ++checks;

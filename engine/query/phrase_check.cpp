@@ -81,15 +81,11 @@ bool no_word_outside_ascii(std::string_view text) {
 
 }  // namespace
 
-bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, PhraseScratch& scratch) {
+bool holds_phrase_tokenized(std::string_view text, const PreparedPhrase& p, PhraseScratch& scratch) {
+  const QueryPhrase& phrase = p.phrase;
   const std::vector<std::string>& terms = phrase.terms;
   const uint32_t span = phrase.span();
   if (terms.empty()) return true;
-  // Per position of the phrase: the word standing there (kNone at a gap).
-  constexpr size_t kNone = SIZE_MAX;
-  auto& word_at = scratch.word_at;
-  word_at.assign(span, kNone);
-  for (size_t k = 0; k < terms.size(); ++k) word_at[phrase.offsets[k]] = k;
   // One text position at a time (several terms share one: an emoji sequence and its symbols):
   // `here[o]` whether it fills the phrase's position o. Every word takes a position and gives a term
   // or a gap, so a match under way (`open`: its start) goes on only at the next position.
@@ -125,8 +121,8 @@ bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, Ph
     started = true;
     if (found) return;
     for (uint32_t o = 0; o < span; ++o) {
-      if (word_at[o] != kNone) {
-        if (kind != TermKind::Gap && terms[word_at[o]] == t) here[o] = 1;
+      if (p.slots[o] != PreparedPhrase::kGap) {
+        if (kind != TermKind::Gap && terms[p.slots[o]] == t) here[o] = 1;
       } else if (kind == TermKind::Gap) {
         const std::string_view want = phrase.gap_word(o);
         if (want.empty() || want == t) here[o] = 1;
@@ -190,11 +186,11 @@ void for_each_anchor(std::string_view text, std::string_view lower, const Prepar
 bool holds_phrase(std::string_view text, const PreparedPhrase& p, PhraseScratch& scratch) {
   const std::vector<std::string>& terms = p.phrase.terms;
   if (terms.empty()) return true;
-  if (!p.ascii_words) return holds_phrase_tokenized(text, p.phrase, scratch);
+  if (!p.ascii_words) return holds_phrase_tokenized(text, p, scratch);
   const CopiedText copied = lower_ascii_copy(text, scratch.lower);
   const bool other_bytes = copied.other_bytes;
   // (A terminal escape sequence is no text: its bytes are not runs, the tokenizer skips them.)
-  if (copied.escape || (other_bytes && !no_word_outside_ascii(text))) return holds_phrase_tokenized(text, p.phrase, scratch);
+  if (copied.escape || (other_bytes && !no_word_outside_ascii(text))) return holds_phrase_tokenized(text, p, scratch);
   // Words of ASCII alone: the tokenizer gives each maximal run of word bytes one position, in order,
   // and its term is the run lower-cased (none for a run of one byte or over kMaxWordBytes: a gap's
   // run); between two runs only a CJK character or a symbol takes a position

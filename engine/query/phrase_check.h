@@ -33,7 +33,6 @@ struct PhraseScratch {
   std::string lower;              // the text, its ASCII letters lower-cased
   std::vector<uint32_t> open;     // matches under way: their start positions
   std::vector<char> here;         // which of the phrase's positions the current position fills
-  std::vector<size_t> word_at;    // per position of the phrase: the word standing there
 };
 
 // A phrase's words (search forms and positions, as the query parser made them), with what
@@ -55,7 +54,7 @@ struct PreparedPhrase {
 // (QueryPhrase::gap_word), or any when it has none. The first tokenizes all of `text`; the
 // second, when the phrase's words and every word of the text are ASCII, compares the word runs
 // around each place its anchor stands (the same answer, without tokenizing), and else tokenizes.
-bool holds_phrase_tokenized(std::string_view text, const QueryPhrase& phrase, PhraseScratch& scratch);
+bool holds_phrase_tokenized(std::string_view text, const PreparedPhrase& phrase, PhraseScratch& scratch);
 bool holds_phrase(std::string_view text, const PreparedPhrase& phrase, PhraseScratch& scratch);
 
 class PhraseCheck {

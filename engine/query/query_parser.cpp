@@ -263,12 +263,17 @@ class Parser {
     // "create a new file" spans four positions with three words, and "python 3" two with one: the
     // text decides what stands in a gap.
     QueryPhrase phrase(std::move(terms), std::move(positions), span, std::move(fillers));
-    if (!phrase.has_gaps() && qs.size() == 1) return qs[0];
-    Xapian::Query exact = qs.size() == 1 ? qs[0] : Xapian::Query(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), phrase.word_span());
-    Xapian::Query loose(Xapian::Query::OP_FILTER, and_all(qs), Xapian::Query(std::string(prefix::kNoPositions)));
+    if (qs.size() == 1) {  // one word: it selects, and the text decides what stands in a gap
+      if (phrase.has_gaps()) {
+        phrase_out = std::move(phrase);
+        exact_out = qs[0];
+      }
+      return qs[0];
+    }
+    exact_out = Xapian::Query(Xapian::Query::OP_PHRASE, qs.begin(), qs.end(), phrase.word_span());
     phrase_out = std::move(phrase);
-    exact_out = exact;
-    return qs.size() == 1 ? exact : Xapian::Query(Xapian::Query::OP_OR, exact, loose);
+    Xapian::Query loose(Xapian::Query::OP_FILTER, and_all(qs), Xapian::Query(std::string(prefix::kNoPositions)));
+    return Xapian::Query(Xapian::Query::OP_OR, exact_out, loose);
   }
 
   const Xapian::Database& db_;
