@@ -156,15 +156,17 @@ TEST_CASE("index: kill -9 while a fresh index is being created then one more run
     // a temporary file (a version file written and synced before its atomic rename), or has files
     // at all for the odd trials.
     trial("d" + std::to_string(i), [i](const std::string& idx) {
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-      while (std::chrono::steady_clock::now() < deadline) {
-        std::error_code ec;
-        for (const auto& e : fs::directory_iterator(idx, ec)) {
-          if (!e.is_directory(ec) || e.path().filename() == "records") continue;
-          for (const auto& f : fs::directory_iterator(e.path(), ec))
-            if (i % 2 == 1 || f.path().extension() == ".tmp") return;
-        }
-      }
+      poll_until(
+          [&] {
+            std::error_code ec;
+            for (const auto& e : fs::directory_iterator(idx, ec)) {
+              if (!e.is_directory(ec) || e.path().filename() == "records") continue;
+              for (const auto& f : fs::directory_iterator(e.path(), ec))
+                if (i % 2 == 1 || f.path().extension() == ".tmp") return true;
+            }
+            return false;
+          },
+          std::chrono::seconds(2));
     });
   }
   for (int us : sweep_range(0, 12000, 500, 2000))

@@ -55,11 +55,12 @@ ChildStatus kill_index_when(const ShardedTree& tree, const std::string& idx, con
     IndexSummary s = run_index(idx, roots_of(tree.src), options);
     return s.problems.empty() ? 0 : 4;
   });
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  while (std::chrono::steady_clock::now() < deadline) {
-    std::error_code ec;
-    if (fs::exists(idx, ec) && ready(idx)) break;
-  }
+  poll_until(
+      [&] {
+        std::error_code ec;
+        return fs::exists(idx, ec) && ready(idx);
+      },
+      std::chrono::seconds(10));
   std::this_thread::sleep_for(std::chrono::microseconds(after_us));
   ::kill(pid, SIGKILL);
   return wait_child(pid);

@@ -425,20 +425,20 @@ TEST_CASE("repack: kill -9 anywhere in a repack, then one more run equals the in
   // As soon as the new dir appears (the copy), and as soon as the pointer moves (the switch).
   for (int i = 0; i < 4; ++i)
     trial("dir" + std::to_string(i), [](const std::string& next) {
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      while (!fs::exists(next + "/data.mdb") && std::chrono::steady_clock::now() < deadline) {
-      }
+      poll_until([&] { return fs::exists(next + "/data.mdb"); }, std::chrono::seconds(5));
     });
   for (int i = 0; i < 4; ++i)
     trial("switch" + std::to_string(i), [&](const std::string& next) {
       const std::string want = fs::path(next).filename().string();
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
-      while (std::chrono::steady_clock::now() < deadline) {
-        try {
-          if (current_records_name(idx) == want) return;
-        } catch (const std::exception&) {
-        }
-      }
+      poll_until(
+          [&] {
+            try {
+              return current_records_name(idx) == want;
+            } catch (const std::exception&) {
+              return false;
+            }
+          },
+          std::chrono::seconds(5));
     });
   for (int us = 0; us <= 12000; us += 1000)
     trial("t" + std::to_string(us), [us](const std::string&) { std::this_thread::sleep_for(std::chrono::microseconds(us)); });

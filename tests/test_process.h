@@ -327,6 +327,20 @@ inline pid_t fork_child(const std::function<int()>& fn) {
   return pid;
 }
 
+// Polls `ready` every `every` until it holds or `limit` passes; whether it held. A kill test waits
+// this way for a point in its child's run: a loop without the sleep spun a core the child and the
+// test ctest runs beside it needed (index_finish_test's user CPU was a third spinning).
+template <class Pred>
+bool poll_until(Pred&& ready, std::chrono::milliseconds limit,
+                std::chrono::microseconds every = std::chrono::microseconds(100)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  for (;;) {
+    if (ready()) return true;
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(every);
+  }
+}
+
 struct ChildStatus {
   bool exited = false;
   int exit_code = -1;
