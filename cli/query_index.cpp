@@ -6,6 +6,7 @@
 #include <string>
 #include <system_error>
 
+#include "cli/huge_pages.h"
 #include "cli/terminal_text.h"
 #include "engine/index/indexer.h"
 #include "engine/index/source_watch.h"
@@ -38,6 +39,8 @@ uint64_t refresh_run(const Context& ctx, bool& stale, const WatchCheck* known = 
   opts.quick_check = true;        // an unchanged corpus costs stat calls only
   opts.known_check = known;
   opts.count_unknown_garbage = false;
+  // A refresh that turns out to be a build runs as `index` does, without huge pages (cli/huge_pages.h).
+  opts.planned = [](const IndexProgress& plan) { huge_pages_off_for_bulk_read(plan.bytes_total); };
   try {
     IndexSummary s = run_index(ctx.index_dir, ctx.roots, opts);
     stale = s.busy || s.read_only;

@@ -79,6 +79,7 @@ void read_work(std::vector<WorkItem>& work, IngestBatch& batch, const IndexOptio
   IndexProgress progress;
   progress.files_total = work.size();
   for (const auto& w : work) progress.bytes_total += w.file->size - std::min(w.file->size, w.offset());
+  if (options.planned) options.planned(progress);
 
   // Parsing runs ahead on its own thread; records are applied here, file by file, in order.
   std::vector<ParseJob> jobs;

@@ -50,6 +50,9 @@ struct IndexOptions {
   Compact compact = Compact::Never;
   uint64_t compact_min_bytes = 16u << 20;  // Compact::Auto: at least this much garbage (CompactRule)
   std::function<void(const IndexProgress&)> progress;
+  // Called once the run knows what it will read (files_total, bytes_total), before it reads any: a
+  // query's refresh that turns out to be a build retunes its process for one (cli/huge_pages.h).
+  std::function<void(const IndexProgress&)> planned;
   // A query's lazy refresh: a read-only index is answered as it is (summary.read_only) instead of
   // failing with ReadOnlyIndex.
   bool skip_if_read_only = false;
