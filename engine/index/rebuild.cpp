@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // Messages per shard when the salvaged archive is indexed (bounds the documents held at once).
-constexpr size_t kSalvagedDocsPerShard = 20000;
+constexpr size_t kSalvagedDocsPerShard = 5000;
 
 // n of a name "<prefix><n>…" (digits up to the first non-digit), nullopt when there is none.
 std::optional<uint64_t> number_after(std::string_view name, std::string_view prefix) {
@@ -186,6 +186,10 @@ void index_salvaged(Store& store, TextIndexWriter& xapian, XapianLayout& layout,
     shards->wait();
     for (const auto& name : shards->names()) layout.shards.push_back(name);
     pending.clear();
+    // The texts and records of these documents were read once through the maps (a compaction or a
+    // salvage reads them all): keep the RSS to one round's.
+    text.release_resident_pages();
+    store.env().release_resident_pages();
   };
   {
     LmdbTxn r(store.env(), true);
