@@ -55,10 +55,8 @@ bool huge_pages_off_by_parent() { return g_off_by_parent; }
 
 void keep_huge_pages(bool keep) { ::prctl(PR_SET_THP_DISABLE, keep && !g_off_by_parent ? 0 : 1, 0, 0, 0); }
 
-bool huge_pages_off_for_bulk_read(uint64_t bytes_planned) {
-  if (bytes_planned < kBulkReadBytes) return false;
-  keep_huge_pages(false);
-  return true;
+void huge_pages_off_for_bulk_read(uint64_t bytes_planned) {
+  if (bytes_planned >= kBulkReadBytes) keep_huge_pages(false);
 }
 
 void choose_huge_pages(std::string_view command) {

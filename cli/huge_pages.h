@@ -28,9 +28,8 @@ bool huge_pages_off_by_parent();
 // huge pages cost it as much. A 2 GB first `keyword` on this project's VM: 50 s and 78 s of CPU
 // with them, 33 s and 50 s without (docs/BENCHMARKS.md); a short command gains under a millisecond.
 inline constexpr uint64_t kBulkReadBytes = 4u << 20;
-// Turns huge pages off for good when a run plans to read `bytes_planned` (kBulkReadBytes or more);
-// whether it did.
-bool huge_pages_off_for_bulk_read(uint64_t bytes_planned);
+// Turns huge pages off for good when a run plans to read `bytes_planned` (kBulkReadBytes or more).
+void huge_pages_off_for_bulk_read(uint64_t bytes_planned);
 
 // keep_huge_pages(wants_huge_pages(command, page_fault_cost())), without the probe for a command
 // that never keeps them. jemalloc asks for huge pages on every extent (malloc_conf in cli/main.cpp):

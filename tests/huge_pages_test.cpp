@@ -79,7 +79,7 @@ TEST_CASE("huge pages: a query's refresh that turns out to be a build turns them
   for (size_t i = 0; lines.size() < osearch::kBulkReadBytes + (64u << 10); ++i)
     lines += user_line("s2", "u" + std::to_string(i), "turn " + std::to_string(i) + " " + text);
   write_file(big + "/-w-proj/s2.jsonl", lines);
-  const auto first_query = [&](const std::string& src, const std::string& idx) {
+  const auto first_query = [](const std::string& src, const std::string& idx) {
     return [src, idx] {
       osearch::keep_huge_pages(true);
       osearch::Context ctx;

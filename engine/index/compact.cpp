@@ -20,6 +20,7 @@
 #include "engine/store/records_store.h"
 #include "engine/store/store_repack.h"
 #include "engine/store/text_log.h"
+#include "engine/store/text_reads.h"
 #include "engine/store/trace.h"
 
 namespace osearch {
@@ -88,6 +89,7 @@ class RecordsCopy {
     const IndexParts old = read_parts(src, live_.db());
     TextLogReader text;
     text.open(live_.dir(), old.text_bytes, old.text_entries, old.text_log);
+    TextReads text_reads(text);  // every text is read once through the map
     std::map<std::string, size_t> want;  // entries per copied table
     for (const auto& name : named_databases(src)) {
       if (name == "meta" || name == "epochs") continue;  // written below / left empty
@@ -98,7 +100,7 @@ class RecordsCopy {
         std::string_view value = cur.value();
         std::string rewritten;
         if (messages) {
-          rewritten = carry_message(text, cur.key(), value);
+          rewritten = carry_message(text, text_reads, cur.key(), value);
           value = rewritten;
         }
         put(name, cur.key(), value);
@@ -132,18 +134,15 @@ class RecordsCopy {
 
  private:
   // The message's record, pointing at its text appended to the new log: checked whole first.
-  std::string carry_message(const TextLogReader& text, std::string_view key, std::string_view value) {
+  std::string carry_message(const TextLogReader& text, TextReads& text_reads, std::string_view key,
+                            std::string_view value) {
     auto m = MessageRec::decode(key, value);
     if (!m) throw std::runtime_error("a message record does not decode (run `osearch check`)");
     TextEntry e;
     if (!text.entry_at(m->text_offset, e) || e.key != key || e.text.size() != m->text_len)
       throw std::runtime_error("a message's text is not whole in the text log (run `osearch check`)");
     m->text_offset = log_.append(key, e.flags, e.text);
-    // Every text is read once through the map: keep the RSS to what was read lately.
-    if ((text_read_ += e.text.size()) >= kReleaseEvery) {
-      text.release_resident_pages();
-      text_read_ = 0;
-    }
+    text_reads.read(e.text.size());
     return m->encode();
   }
 
@@ -155,7 +154,7 @@ class RecordsCopy {
     txn_->put(it->second, key, value, MDB_APPEND);
     // Every page of the live env is read once (the map would hold it all: 1.1 GB of a 2 GB corpus's
     // index resident before this).
-    if (++copied_ % kTrimEvery == 0) live_.env().trim_resident_pages(kReleaseEvery);
+    if (++copied_ % kTrimEvery == 0) live_.env().trim_resident_pages(kTrimSlack);
     bytes_ += key.size() + value.size();
     if (++pending_ >= kCommitEntries || bytes_ >= kCommitBytes) commit();
   }
@@ -180,9 +179,9 @@ class RecordsCopy {
   std::unique_ptr<LmdbTxn> txn_;
   std::map<std::string, MDB_dbi> dbis_;  // handles outlive their transaction once it commits
   uint64_t pending_ = 0, bytes_ = 0;
-  static constexpr uint64_t kReleaseEvery = 32u << 20;  // text bytes read, or map bytes grown
-  static constexpr uint64_t kTrimEvery = 4096;           // entries copied between two looks at the RSS
-  uint64_t text_read_ = 0, copied_ = 0;
+  static constexpr uint64_t kTrimEvery = 4096;        // entries copied between two looks at the RSS
+  static constexpr size_t kTrimSlack = 32u << 20;      // the live env's pages grown before a release
+  uint64_t copied_ = 0;
 };
 
 // Step 3: every message document and title, then the shards merged into the generation's main

@@ -17,6 +17,7 @@
 #include "engine/store/session_numbers.h"
 #include "engine/store/store.h"
 #include "engine/store/text_log.h"
+#include "engine/store/text_reads.h"
 
 namespace osearch {
 namespace {
@@ -102,8 +103,7 @@ ExportResult run_export(const std::string& index_dir, const ExportOptions& o,
   const ArchiveTables tables = ArchiveTables::of(db);
   // Every record and text is read once through the maps: keep the RSS to what was read lately, not
   // the whole index (a 2 GB corpus's export held 600 MB of mapped pages), as `check` does.
-  constexpr uint64_t kReleaseEvery = 32u << 20;
-  uint64_t text_read = 0;
+  TextReads text_reads(text);
   LmdbCursor cur(r, db.sessions);
   for (bool ok = cur.first(); ok; ok = cur.next()) {
     auto rec = SessionRec::decode(cur.value());
@@ -119,12 +119,9 @@ ExportResult run_export(const std::string& index_dir, const ExportOptions& o,
     }
     line(encode_archive_line(*s, schema));
     result.sessions.push_back(info_of(s->rec, s->messages.size()));
-    for (const auto& m : s->messages) text_read += m.second.size();
-    if (text_read >= kReleaseEvery) {
-      text.release_resident_pages();
-      store.env().trim_resident_pages(kReleaseEvery);
-      text_read = 0;
-    }
+    uint64_t read = 0;
+    for (const auto& m : s->messages) read += m.second.size();
+    if (text_reads.read(read)) store.env().trim_resident_pages(TextReads::kEvery);
   }
   return result;
 }

@@ -25,6 +25,7 @@
 #include "engine/index/text_index.h"
 #include "engine/index/index_parts.h"
 #include "engine/store/text_log.h"
+#include "engine/store/text_reads.h"
 
 namespace osearch {
 namespace fs = std::filesystem;
@@ -104,10 +105,9 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
                          {"session_numbers", db.session_numbers}, {"sessions_by_number", db.sessions_by_number}};
   uint64_t titled = 0, in_flight_messages = 0, text_outside = 0, unnumbered = 0, text_unread = 0, text_changed = 0,
            untimed = 0;
-  uint64_t text_read = 0;
+  TextReads text_reads(text_log);
   std::string uuid_session;  // msg_uuid's entries come a session at a time: its number looked up once
   std::optional<uint32_t> uuid_number;
-  constexpr uint64_t kTextReleaseEvery = 32u << 20;
   constexpr size_t kRecordsSlack = 32u << 20;
   for (const auto& [name, dbi] : all) {
     uint64_t entries = 0, bad = 0;
@@ -144,11 +144,7 @@ std::string walk_records(const std::string& dir, bool deep, const std::function<
             ++text_unread;
           else if (m->text_crc && crc32c(e.text) != *m->text_crc)
             ++text_changed;
-          // Every text read through the map: keep the child's RSS to what it read lately.
-          if ((text_read += e.text.size()) >= kTextReleaseEvery) {
-            text_log.release_resident_pages();
-            text_read = 0;
-          }
+          text_reads.read(e.text.size());  // keep the child's RSS to what it read lately
         }
         if (!in_flight.empty() && in_flight.count(k.substr(0, k.find('\0')))) ++in_flight_messages;
       } else if (n == "msg_uuid") {
