@@ -7,6 +7,7 @@
 
 #include <sstream>
 
+#include "engine/index/index_parts.h"
 #include "engine/query/archive_ops.h"
 #include "engine/query/check.h"
 #include "engine/query/search.h"
@@ -80,6 +81,14 @@ std::string answer(const std::string& idx, std::vector<std::string> args) {
   for (const char* volatile_field : {"took_ms", "score", "counts", "index", "refreshed_files"})
     s = erase_fields(s, volatile_field);
   return s;
+}
+
+// The index's Xapian shards still to fold: those written since the last compaction (not its parts).
+size_t fresh_shards(const std::string& idx) {
+  IndexReader r(idx);
+  const XapianLayout layout = read_parts(r.txn(), r.db()).layout;
+  return std::count_if(layout.shards.begin(), layout.shards.end(),
+                       [](const std::string& s) { return !XapianLayout::is_part(s); });
 }
 
 }  // namespace
@@ -271,6 +280,37 @@ TEST_CASE("export/import: stats count failed results as the source index did, on
   CHECK(thread.find(R"("tool_use_id":"")") == std::string::npos);
 }
 
+TEST_CASE("export/import: an import folds the shard each commit wrote, as a build does", "[archive]") {
+  Archived a;
+  const std::string all = export_of(a.idx, ExportOptions{true, {}});
+  const size_t n = std::count(all.begin(), all.end(), '\n');
+  REQUIRE(n > 6);  // more commits than a build leaves unmerged
+  TempDir tmp("archive-fold");
+  const std::string empty_src = tmp / "src";
+  fs::create_directories(empty_src);
+  ImportOptions one_per_commit;
+  one_per_commit.sessions_per_commit = 1;
+  size_t commits = 0;
+  one_per_commit.at_point = [&](std::string_view p) { commits += p == "committed"; };
+  ImportResult r = import_into(tmp / "idx", empty_src, all, one_per_commit);
+  CHECK(r.imported == n);
+  CHECK(commits == n);
+  CHECK(fresh_shards(tmp / "idx") == 0);
+  CHECK(index_ok(tmp / "idx"));
+  for (const char* word : {"the", "GOTCHA", "error"}) {
+    INFO("keyword " << word);
+    CHECK(keyword_sessions(tmp / "idx", word) == keyword_sessions(a.idx, word));
+  }
+  // The same answers as an import in one commit (whose imported sessions are archived too).
+  REQUIRE(import_into(tmp / "one", empty_src, all).imported == n);
+  for (const std::vector<std::string>& q :
+       {std::vector<std::string>{"keyword", "error", "--by", "message", "--sort", "oldest", "--limit", "1000"},
+        {"content", "-i", "error", "--by", "message", "--limit", "1000"}, {"list", "--limit", "1000"}}) {
+    INFO(Catch::Detail::stringify(q));
+    CHECK(answer(tmp / "idx", q) == answer(tmp / "one", q));
+  }
+}
+
 TEST_CASE("export/import: the CLI writes JSONL to stdout and imports from stdin", "[archive]") {
   Archived a;
   RunResult e = run_osearch({"--index", a.idx, "--no-refresh", "export", "--sessions"});
@@ -293,7 +333,7 @@ TEST_CASE("export/import: the CLI writes JSONL to stdout and imports from stdin"
 }
 
 TEST_CASE("prune and import: kill -9 leaves the index clean, with whole sessions moved or none", "[archive][crash]") {
-  for (const std::string point : {"prune:chosen", "prune:records", "import:shards", "import:committed"}) {
+  for (const std::string point : {"prune:chosen", "prune:records", "import:shards", "import:committed", "import:folding"}) {
     INFO("killed at " << point);
     Archived a;
     put_memory(a.idx);
@@ -331,6 +371,9 @@ TEST_CASE("prune and import: kill -9 leaves the index clean, with whole sessions
       CHECK(memory_of(target) == kMemoryValue);
     } else if (point == "import:shards") {
       CHECK(sessions.empty());  // the first batch was not committed
+    } else if (point == "import:folding") {
+      CHECK(sessions.size() == 2);  // every batch was; their shards are still named
+      CHECK(fresh_shards(target) == 2);
     } else {
       CHECK(sessions.size() == 1);  // the first batch (one session) was
     }
@@ -343,6 +386,7 @@ TEST_CASE("prune and import: kill -9 leaves the index clean, with whole sessions
       CHECK(r.imported + r.already_present == 2);
       CHECK(all_sessions(target).size() == 2);
       CHECK(keyword_sessions(target, "GOTCHA").count(kWindowsSid) == 1);
+      CHECK(fresh_shards(target) == 0);  // folded by the second run when the first was stopped
     }
     CHECK(index_ok(target));
   }

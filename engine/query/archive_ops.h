@@ -66,7 +66,8 @@ ExportResult run_export(const std::string& index_dir, const ExportOptions& o,
 struct ImportOptions {
   bool refresh = true;
   size_t sessions_per_commit = 64;
-  std::function<void(std::string_view point)> at_point;  // tests: "shards" (written, not committed), "committed"
+  std::function<void(std::string_view point)> at_point;  // tests: "shards" (written, not committed), "committed",
+                                                         // "folding" (the shards' compaction under way)
 };
 
 struct ImportResult {
