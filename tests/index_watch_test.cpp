@@ -49,14 +49,10 @@ size_t source_stats(const std::vector<std::string>& args, const std::string& und
   return n;
 }
 
+// Each try runs a query or reads the index: every 50 ms is often enough.
 template <class Pred>
-bool eventually(Pred pred, std::chrono::seconds limit = std::chrono::seconds(30)) {
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return pred();
+bool eventually(Pred pred) {
+  return poll_until(pred, std::chrono::seconds(30), std::chrono::milliseconds(50));
 }
 
 std::string watch_line(const std::string& sid, const std::string& uuid, const std::string& text) {

@@ -62,9 +62,8 @@ TEST_CASE("ops: index --watch ends on SIGTERM with exit 0 and on SIGINT with 130
     Spawned watcher({"index", "--watch", "--index", idx, "--source", "claude=" + src, "--format", "json"});
     REQUIRE(watcher.read_stderr_until("watching for changes"));
     if (sig == SIGTERM) {  // once idle (it beats after a run that found nothing to read)
-      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-      while (!watcher_keeps_current(idx, {{"claude", src}}) && std::chrono::steady_clock::now() < deadline)
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      poll_until([&] { return watcher_keeps_current(idx, {{"claude", src}}); }, std::chrono::seconds(30),
+                 std::chrono::milliseconds(20));
     }
     REQUIRE(::kill(watcher.pid(), sig) == 0);
     RunResult r = watcher.finish();
