@@ -5,6 +5,7 @@
 #include "tests/synthetic_index.h"
 
 #include "engine/query/content_scan.h"
+#include "engine/query/files.h"
 
 using namespace osearch;
 
@@ -337,4 +338,53 @@ TEST_CASE("content limits: what Hyperscan refuses even as a prefilter runs on PC
   CHECK(by_session.hits[0].match_count == 2);
   // Refused by both engines: PCRE2's message, exit 2 (bad-regex).
   CHECK_THROWS_AS(content(ix, {"(?|a"}), BadInput);
+}
+
+TEST_CASE("limits: a page of thousands of hits lets the maps' pages go and answers the same", "[hardening][query]") {
+  // Every hit's record and text read through maps whose pages are let go between hits: the views a
+  // query still holds page back in, so the answers are the ones of a reader that never releases.
+  std::vector<std::vector<std::string>> texts(40);
+  for (auto& session : texts)
+    for (int m = 0; m < 60; ++m) session.push_back("note " + std::to_string(m) + " about pagesword here");
+  SyntheticIndex ix(texts);
+  auto page_of = [&](bool release, bool by_message) {
+    IndexReader r(ix.idx);
+    if (release) r.set_hit_pages(1, 0);
+    ContentOptions o;
+    o.patterns = {"pagesword"};
+    o.by_message = by_message;
+    QueryResult q = run_content(r, limit_filters(100000), o);
+    CHECK((r.page_releases() > 0) == release);
+    std::vector<std::string> out;
+    for (const auto& h : q.hits)
+      out.push_back(h.session.id + " " + (h.message ? h.message->uuid : "") + " " + h.snippet + " " +
+                    std::to_string(h.match_count));
+    return out;
+  };
+  for (bool by_message : {true, false}) {
+    INFO("by message " << by_message);
+    const auto kept = page_of(false, by_message);
+    CHECK(kept.size() == (by_message ? 2400u : 40u));
+    CHECK(page_of(true, by_message) == kept);
+  }
+
+  TempDir tmp("hit-pages");
+  copy_tree(claude_data_dir(), tmp / "src");
+  REQUIRE(run_index(tmp / "idx", {{"claude", tmp / "src"}}, IndexOptions{}).bad_lines == 0);
+  auto failures_of = [&](bool release) {
+    IndexReader r(tmp / "idx");
+    if (release) r.set_hit_pages(1, 0);
+    FailuresResult res = run_failures(r, limit_filters(100000), FailuresOptions{});
+    CHECK((r.page_releases() > 0) == release);
+    std::vector<std::string> out;
+    for (const auto& f : res.hits) {
+      std::string line = f.session.id + " " + f.result.tool_use_id + " " + f.result_message.text;
+      for (const auto& n : f.next) line += " | " + n.text;
+      out.push_back(line);
+    }
+    return out;
+  };
+  const auto kept = failures_of(false);
+  REQUIRE(kept.size() > 2);
+  CHECK(failures_of(true) == kept);
 }

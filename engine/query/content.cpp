@@ -279,6 +279,7 @@ QueryResult run_content(IndexReader& reader, const Filters& f, const ContentOpti
   };
   std::string text_buffer;  // a shown hit's message text, read (not mapped)
   auto make_hit = [&](std::string_view key, uint64_t count, Hit& hit) {
+    reader.hit_built();
     auto msg = reader.message(key);
     const auto& s = session_of(key.substr(0, key.find('\0')));
     if (!msg || !s) return false;

@@ -82,6 +82,7 @@ FailuresResult run_failures(IndexReader& reader, const Filters& f, const Failure
     const bool on_page = matched >= f.offset && result.hits.size() < f.limit;
     ++matched;
     if (!on_page) continue;
+    reader.hit_built();
     std::optional<ToolCallRec> call;
     if (auto cv = reader.txn().get(reader.db().tool_calls, rk)) call = ToolCallRec::decode(*cv);
     auto rv = reader.txn().get(reader.db().tool_results, rk);

@@ -1,5 +1,7 @@
 #include "engine/query/reader.h"
 
+#include <unistd.h>
+
 #include "engine/store/codec.h"
 #include "engine/store/index_damage.h"
 #include "engine/index/index_parts.h"
@@ -243,6 +245,24 @@ std::optional<MessageRec> IndexReader::message(std::string_view key) const {
   auto rec = MessageRec::decode(key, *v);
   if (!rec) throw IndexDamaged("records", "a message record does not decode (a damaged page)");
   return rec;
+}
+
+void IndexReader::hit_built() {
+  if (++hits_built_ % hit_check_every_) return;
+  static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  const size_t slack = hit_pages_slack_ / page;
+  if (resident_shared_pages() < pages_after_text_release_ + slack) return;
+  ++page_releases_;
+  // The texts first: each is read once, so nothing pages back in. The records' B-tree pages are
+  // read again by the next lookups (each page back costs a fault: failures --limit 100000 took a
+  // quarter longer when both maps went every time), so they go only once they grew too.
+  if (text_) text_->release_resident_pages();
+  size_t now = resident_shared_pages();
+  if (now >= pages_after_release_ + slack) {
+    store_.env().release_resident_pages();
+    now = pages_after_release_ = resident_shared_pages();
+  }
+  pages_after_text_release_ = now;
 }
 
 IndexCounts IndexReader::counts() const {

@@ -80,6 +80,20 @@ class IndexReader {
     return m.text_len > kCopyLimit ? message_text(m) : text_->text_copy(m.text_offset, m.text_len, buffer);
   }
   IndexCounts counts() const;
+  // A page of thousands of hits reads records and texts from all over the index, and their pages
+  // stay mapped: 576 MB (file-backed) for 100,000 `content` hits of a 2 GB corpus's index. A query
+  // calls this once per hit it builds; every kCheckEveryHits, once the file-backed pages grew by
+  // kHitPagesSlack since the last release, the maps' pages are let go. They stay in the page
+  // cache, and a view still held into them pages back in when touched (the maps are read-only).
+  static constexpr uint64_t kCheckEveryHits = 128;
+  static constexpr size_t kHitPagesSlack = 64u << 20;
+  void hit_built();
+  // Tests: check every `every` hits, release past `slack` bytes; and how many releases there were.
+  void set_hit_pages(uint64_t every, size_t slack) {
+    hit_check_every_ = every;
+    hit_pages_slack_ = slack;
+  }
+  uint64_t page_releases() const { return page_releases_; }
   // Memories (engine/store/memory_store.h) as of opening: their text index is one more Xapian
   // sub-database of xapian(), so keyword ranks them with messages.
   const std::vector<memory::Record>& memories() const { return memories_; }
@@ -110,6 +124,12 @@ class IndexReader {
   void open_memories(const std::string& dir);
   std::vector<memory::Record> memories_;  // by id
   std::optional<uint64_t> memory_generation_;  // of the memory env as opened; nullopt: none
+  uint64_t hits_built_ = 0;
+  uint64_t hit_check_every_ = kCheckEveryHits;
+  size_t hit_pages_slack_ = kHitPagesSlack;
+  uint64_t page_releases_ = 0;
+  size_t pages_after_release_ = 0;       // resident file-backed pages after the last release of both maps
+  size_t pages_after_text_release_ = 0;  // and after the last of the text log's alone
 };
 
 }  // namespace osearch

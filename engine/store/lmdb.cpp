@@ -107,8 +107,9 @@ ResidentPages resident_pages() {
   if (std::sscanf(buf, "%lu %lu %lu", &size, &resident, &shared) != 3) return {};
   return {resident, shared};
 }
-size_t resident_shared_pages() { return resident_pages().shared; }
 }  // namespace
+
+size_t resident_shared_pages() { return resident_pages().shared; }
 
 void LmdbEnv::release_resident_pages() const {
   int fd = -1;

@@ -45,7 +45,7 @@ class LmdbEnv {
   static constexpr size_t kSlackOverBudget = 8u << 20;
   // Where data.mdb is mapped in this process (start null when it is not found). LMDB maps its whole
   // map size at open and never moves it (the size is fixed before the open): an env opened for
-  // writing looks it up then, once; a read-only one (a query's: it never releases) when asked.
+  // writing looks it up then, once; a read-only one (a query's) when asked.
   struct MapRange {
     void* start = nullptr;
     size_t length = 0;  // the whole map (LMDB maps its map size, beyond the file)
@@ -57,6 +57,10 @@ class LmdbEnv {
   MapRange map_;  // an env opened for writing: looked up at open
   mutable size_t shared_after_release_ = 0;  // statm's resident shared pages after the last release
 };
+
+// This process's resident file-backed and shared pages (/proc/self/statm's third field): the pages
+// of its maps (and libraries) that a release could let go.
+size_t resident_shared_pages();
 
 class LmdbTxn {
  public:
