@@ -251,7 +251,12 @@ void IndexReader::hit_built() {
   if (++hits_built_ % hit_check_every_) return;
   static const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
   const size_t slack = hit_pages_slack_ / page;
-  if (resident_shared_pages() < pages_after_text_release_ + slack) return;
+  const size_t resident = resident_shared_pages();
+  if (!pages_after_release_) {  // the first check: what the process held before (its binary, libraries)
+    pages_after_release_ = pages_after_text_release_ = resident;
+    return;
+  }
+  if (resident < pages_after_text_release_ + slack) return;
   ++page_releases_;
   // The texts first: each is read once, so nothing pages back in. The records' B-tree pages are
   // read again by the next lookups (each page back costs a fault: failures --limit 100000 took a
