@@ -340,7 +340,7 @@ TEST_CASE("content limits: what Hyperscan refuses even as a prefilter runs on PC
   CHECK_THROWS_AS(content(ix, {"(?|a"}), BadInput);
 }
 
-TEST_CASE("limits: a page of thousands of hits lets the maps' pages go and answers the same", "[hardening][query]") {
+TEST_CASE("content limits: a page of thousands of hits lets the maps' pages go and answers the same", "[hardening][content]") {
   // Every hit's record and text read through maps whose pages are let go between hits: the views a
   // query still holds page back in, so the answers are the ones of a reader that never releases.
   std::vector<std::vector<std::string>> texts(40);
