@@ -421,3 +421,48 @@ TEST_CASE("index: a session without a main transcript is named and placed the sa
   index_tree(ref2, src);
   CHECK_SAME_INDEX(idx, fingerprint(ref2));
 }
+
+TEST_CASE("index: a transcript moved to another directory, or put back where it was, is not source_deleted",
+          "[index]") {
+  // A session keeps the paths of its vanished files, so a moved or restored transcript's messages
+  // are read as ones it already has: the session's transcript must become the file just read.
+  // Orphan sessions (a subagent file standing in for the transcript) stayed marked after a move,
+  // and every session after a transcript was put back where it was.
+  TempDir tmp("moved");
+  const std::string src = tmp / "src", stash = tmp / "stash", idx = tmp / "idx";
+  copy_projects(src, "");
+  fs::create_directories(stash);
+  std::vector<std::string> projects;
+  for (const auto& e : fs::directory_iterator(src)) projects.push_back(e.path().filename().string());
+  auto move_all = [&](const std::string& from, const std::string& from_suffix, const std::string& to,
+                      const std::string& to_suffix) {
+    for (const auto& p : projects) fs::rename(from + "/" + p + from_suffix, to + "/" + p + to_suffix);
+  };
+  auto check = [&](bool deleted) {
+    const auto sessions = all_sessions(idx);
+    CHECK(sessions.size() >= 20);
+    size_t orphans = 0;
+    for (const auto& [sid, s] : sessions) {
+      INFO(sid << " " << s.jsonl_path);
+      CHECK(s.source_deleted == deleted);
+      CHECK(fs::exists(s.jsonl_path) == !deleted);
+      orphans += !s.has_main;
+    }
+    CHECK(orphans > 0);
+  };
+  index_tree(idx, src);
+  check(false);
+  move_all(src, "", stash, "");
+  index_tree(idx, src);
+  check(true);
+  move_all(stash, "", src, "-moved");  // under new directory names
+  index_tree(idx, src);
+  check(false);
+  move_all(src, "-moved", stash, "-moved");
+  index_tree(idx, src);
+  check(true);
+  move_all(stash, "-moved", src, "-moved");  // back where they were
+  IndexSummary back = index_tree(idx, src);
+  CHECK(back.problems.empty());
+  check(false);
+}

@@ -181,17 +181,9 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   if (!existing_key.empty()) {
     ++counters_.duplicates;
     // The same messages under a new name (Codex compresses a finished rollout to .jsonl.zst and
-    // removes the .jsonl): the session's transcript is the new file.
-    if (!is_subagent_kind(file.kind)) {
-      SessionRec& s = touch_session(sid, file).rec;
-      // The old name may be found gone in this very run (marked at the flush, after this read).
-      const bool old_gone = s.source_deleted || std::find(deleted_sources_.begin(), deleted_sources_.end(),
-                                                          std::pair(sid, s.jsonl_path)) != deleted_sources_.end();
-      if (s.jsonl_path != file.path && old_gone) {
-        s.jsonl_path = file.path;
-        s.source_deleted = false;
-      }
-    }
+    // removes the .jsonl; a project directory moved), or under the old name put back: the session's
+    // transcript is the file just read.
+    adopt_if_source_gone(touch_session(sid, file).rec, sid, file);
     record_tool_calls(sid, m, existing_key, timestamp_of_message_key(existing_key), touch_session(sid, file).rec,
                       nullptr);
     // Its usage, should the stored message be a copy from a progress line (no usage): a subagent's
@@ -217,6 +209,9 @@ void IngestBatch::add_message(const SourceFile& file, const std::string& sid, Me
   } else if (!s.has_main && (s.jsonl_path.empty() || earliest ||
                               (m.timestamp_ms == s.started_at && file.path < s.jsonl_path))) {
     s.jsonl_path = file.path;  // orphan session: its subagent file stands in for the transcript
+    s.source_deleted = false;
+  } else {
+    adopt_if_source_gone(s, sid, file);
   }
 
   PendingMessage pm;
@@ -458,6 +453,16 @@ void IngestBatch::add_workflow(const SourceFile& file, const WorkflowRun& run) {
 void IngestBatch::set_file_state(FileState state) {
   std::string path = state.path;
   file_states_[std::move(path)] = std::move(state);
+}
+
+void IngestBatch::adopt_if_source_gone(SessionRec& s, const std::string& sid, const SourceFile& file) {
+  if (is_subagent_kind(file.kind) && s.has_main) return;
+  // The old name may be found gone in this very run (marked at the flush, after this read).
+  const bool gone = s.source_deleted || std::find(deleted_sources_.begin(), deleted_sources_.end(),
+                                                  std::pair(sid, s.jsonl_path)) != deleted_sources_.end();
+  if (!gone) return;
+  s.jsonl_path = file.path;
+  s.source_deleted = false;
 }
 
 void IngestBatch::mark_source_deleted(const std::string& session_id, const std::string& path) {

@@ -93,6 +93,10 @@ class IngestBatch {
   TouchedSession* find_session(const std::string& id);
   uint32_t stored_number(const std::string& id);
   TouchedSession& touch_session(const std::string& id, const SourceFile& file);
+  // When the file named as the session's transcript is gone (marked earlier, or found gone in this
+  // run), a file just read that stands for the session takes its place: a main transcript, or one of
+  // its subagents' files while it has none (an orphan session).
+  void adopt_if_source_gone(SessionRec& s, const std::string& sid, const SourceFile& file);
   std::string resolve_session(const SourceFile& file, FileState& state, const LineRecords& rec);
   void add_header(const SourceFile& file, const std::string& sid, const LineRecords& rec);
   void add_message(const SourceFile& file, const std::string& sid, Message& m, uint64_t line_offset);
